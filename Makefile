@@ -1,0 +1,63 @@
+# kernel.perf_event_paranoid per user namespace — the front door.
+#
+#   make demo      build what is missing, boot the patched kernel, show the feature
+#   make check     every test; the last line is "N passed, M failed"
+#
+# See README.md for the rest.
+
+SHELL := /bin/bash
+TOP   := $(CURDIR)
+BUILD := $(TOP)/build
+
+.PHONY: all deps kernel baseline-kernel debug-kernel export-patches \
+	series-check selftests tools install demo check check-debug bench \
+	clean help
+
+all: kernel selftests tools
+
+help:
+	@sed -n '2,7p' Makefile | sed 's/^# \{0,1\}//'
+
+deps:
+	@vm/deps
+
+# The kernels. vm/kernel decides what is stale (patches, config fragments)
+# and rebuilds incrementally; make only orders the steps.
+kernel: deps
+	@vm/kernel build patched
+
+baseline-kernel: deps
+	@vm/kernel build baseline
+
+debug-kernel: deps
+	@vm/kernel build debug
+
+export-patches:
+	@vm/kernel export
+
+series-check: deps
+	@vm/series-check
+
+selftests: deps
+	@$(MAKE) -s -C selftests O=$(BUILD)/selftests
+
+tools: deps
+	@$(MAKE) -s -C tools O=$(BUILD)
+
+install: tools
+	@$(MAKE) -s -C tools O=$(BUILD) install
+
+demo: deps kernel tools
+	@vm/demo
+
+check: deps
+	@vm/check
+
+check-debug: deps
+	@vm/check --debug
+
+bench: deps
+	@vm/bench
+
+clean:
+	rm -rf $(BUILD)/selftests $(BUILD)/bin $(BUILD)/vm
