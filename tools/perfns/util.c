@@ -1,0 +1,97 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * util.c - messages and strict parsing of numbers given on the command line.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "perfns.h"
+
+const char *prog = "perfns";
+
+/* One line on stderr, prefixed with the program's name. */
+void msg(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s: ", prog);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+int usage_error(const char *cmd, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s %s: ", prog, cmd);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\nTry '%s %s --help'.\n", prog, cmd);
+	return EXIT_USAGE;
+}
+
+/* A decimal int: an optional '-', digits, nothing else (no blanks, no '+'). */
+int parse_int(const char *s, int *out)
+{
+	const char *p = s;
+	char *end;
+	long v;
+
+	if (*p == '-')
+		p++;
+	if (*p < '0' || *p > '9')
+		return -EINVAL;
+	for (; *p; p++)
+		if (*p < '0' || *p > '9')
+			return -EINVAL;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || *end || v < INT_MIN || v > INT_MAX)
+		return -ERANGE;
+	*out = (int)v;
+	return 0;
+}
+
+int parse_pid(const char *s, pid_t *out)
+{
+	int v;
+
+	if (*s == '-' || parse_int(s, &v) || v <= 0)
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+int parse_level_arg(const char *cmd, const char *s, int *level)
+{
+	if (parse_int(s, level))
+		return usage_error(cmd, "level '%s' is not an integer "
+				   "(-1 to 3, or any int for the host)", s);
+	return 0;
+}
+
+int parse_pid_arg(const char *cmd, const char *s, pid_t *pid)
+{
+	if (parse_pid(s, pid))
+		return usage_error(cmd, "pid '%s' is not a positive integer", s);
+	return 0;
+}
+
+/* "-1", "-2": a negative level, not an option. */
+bool is_level_word(const char *s)
+{
+	if (s[0] != '-' || !s[1])
+		return false;
+	for (s++; *s; s++)
+		if (*s < '0' || *s > '9')
+			return false;
+	return true;
+}
