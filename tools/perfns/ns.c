@@ -134,7 +134,7 @@ static int read_level_fd(int fd, int *level)
  * @other, the identity of the file as opened in another namespace, a file
  * that is the same object is flagged global, and is never written.
  */
-int level_io_here(bool write, int level, const struct stat *other,
+int level_io_here(bool wr, int level, const struct stat *other,
 		  struct lvl_result *res)
 {
 	char buf[24];
@@ -144,8 +144,8 @@ int level_io_here(bool write, int level, const struct stat *other,
 
 	memset(res, 0, sizeof(*res));
 	res->level = -1;
-	res->write = write;
-	fd = open(PARANOID_PATH, (write ? O_WRONLY : O_RDONLY) | O_CLOEXEC);
+	res->write = wr;
+	fd = open(PARANOID_PATH, (wr ? O_WRONLY : O_RDONLY) | O_CLOEXEC);
 	if (fd < 0) {
 		res->stage = LVL_OPEN;
 		res->err = errno;
@@ -159,12 +159,12 @@ int level_io_here(bool write, int level, const struct stat *other,
 		}
 		res->global = st.st_dev == other->st_dev &&
 			      st.st_ino == other->st_ino;
-		if (write && res->global) {
+		if (wr && res->global) {
 			res->stage = LVL_GLOBAL;
 			goto out;
 		}
 	}
-	if (!write) {
+	if (!wr) {
 		ret = read_level_fd(fd, &res->level);
 		res->have_level = !ret;
 		if (ret) {
@@ -196,7 +196,7 @@ out:
  * (or a new one, NEW_USERNS), comparing the file found there with the
  * caller's own. The result comes back through a pipe.
  */
-static int level_in_child(int nsfd, bool write, int level,
+static int level_in_child(int nsfd, bool wr, int level,
 			  struct lvl_result *res)
 {
 	struct lvl_result r;
@@ -207,7 +207,7 @@ static int level_in_child(int nsfd, bool write, int level,
 
 	memset(res, 0, sizeof(*res));
 	res->level = -1;
-	res->write = write;
+	res->write = wr;
 	res->stage = LVL_INTERNAL;
 
 	hostfd = open(PARANOID_PATH, O_RDONLY | O_CLOEXEC);
@@ -239,9 +239,9 @@ static int level_in_child(int nsfd, bool write, int level,
 			r.stage = LVL_SETNS;
 			r.err = errno;
 			r.level = -1;
-			r.write = write;
+			r.write = wr;
 		} else {
-			level_io_here(write, level, &mine, &r);
+			level_io_here(wr, level, &mine, &r);
 		}
 		n = write(p[1], &r, sizeof(r));
 		_exit(n == sizeof(r) ? 0 : 1);

@@ -63,7 +63,7 @@ struct lvl_result {
 struct userns {
 	int fd;			/* nsfs descriptor, or -1: the caller's own */
 	ino_t ino;		/* its inode number, the namespace's id */
-	char name[64];
+	char name[128];
 };
 
 int userns_of_pid(pid_t pid, struct userns *ns);
@@ -74,7 +74,7 @@ int self_userns_ino(ino_t *ino);
 
 int level_read(const struct userns *ns, struct lvl_result *res);
 int level_write(const struct userns *ns, int level, struct lvl_result *res);
-int level_io_here(bool write, int level, const struct stat *other,
+int level_io_here(bool wr, int level, const struct stat *other,
 		  struct lvl_result *res);
 int kernel_per_ns(int *err);
 int report_level_error(const struct userns *ns,

@@ -1,0 +1,174 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * perfns.h - helpers shared by the kernel.perf_event_paranoid selftests
+ *
+ * The test programs run as root in the initial user namespace of a guest
+ * booted by vm/run. They create user namespaces through "agents": an agent
+ * is a process that created a user namespace (unshare(CLONE_NEWUSER)),
+ * became uid 0 inside it and then waits on a socket for calls. Each call runs
+ * a function of the test program in a fresh fork of the agent, so inside the
+ * namespace, with the agent's credentials, and sends back an int, a few
+ * values, a message and optionally a file descriptor (SCM_RIGHTS). A call
+ * with no agent (NULL) runs in a fork of the test program itself, on the
+ * host. Calls never use cmocka: only the test program asserts.
+ */
+#ifndef PERFNS_H
+#define PERFNS_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdbool.h>
+#include <sys/types.h>
+#include <cmocka.h>
+
+#define PARANOID_PATH	"/proc/sys/kernel/perf_event_paranoid"
+#define KPTR_PATH	"/proc/sys/kernel/kptr_restrict"
+#define HOST_LEVEL	2	/* the boot default, restored after each test */
+
+/* -(EOPEN + e): the file could not be opened, open() failed with e. */
+#define EOPEN		1000
+#define OPEN_ERR(e)	(-(EOPEN + (e)))
+
+/* Rootless containers map their uid/gid 0..65535 to 100000..165535. */
+#define ROOTLESS_BASE	100000
+#define ROOTLESS_COUNT	65536
+#define NOBODY		65534
+
+#define CAP_BIT(c)	(1ULL << (c))
+#define CAPS_ALL	(~0ULL)
+
+/* Who runs a call: a uid in the caller's namespace and the caps it keeps. */
+struct who {
+	int uid;		/* -1: the agent's own uid (0 in its namespace) */
+	uint64_t caps;		/* kept in the effective, permitted and bounding
+				 * sets; CAPS_ALL: keep what the agent has */
+};
+
+#define AS_ROOT		((struct who){ .uid = -1, .caps = CAPS_ALL })
+#define AS_NOBODY	((struct who){ .uid = NOBODY, .caps = 0 })
+
+/* What a call sends back besides its int result. */
+struct out {
+	int fd;			/* sent to the caller when >= 0 */
+	long val[4];
+	char msg[256];
+};
+
+typedef int (*call_fn)(const void *arg, int in_fd, struct out *out);
+
+struct agent {
+	pid_t pid;
+	int sock;
+	int pidfd;
+	bool child;		/* our own child: reap it with waitpid() */
+	int depth;		/* user namespace nesting level, host = 0 */
+};
+
+/* --- the test program's side ------------------------------------------ */
+
+/* TAP diagnostics ("# ..."). */
+void diag(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+const char *ret_str(long ret);
+
+/* assert_ret(x, y): like assert_int_equal() but prints errnos by name. */
+#define assert_ret(actual, expected) \
+	_assert_ret((actual), (expected), #actual, __FILE__, __LINE__)
+void _assert_ret(long actual, long expected, const char *expr,
+		 const char *file, int line);
+
+/* Read the level through a descriptor: the level, or -errno. */
+int read_level_fd(int fd);
+/* Write @s through a descriptor at offset 0: 0 or -errno. */
+int write_level_fd(int fd, const char *s);
+
+/* The level as the test program (host root) sees it. */
+int host_level(void);
+/* Set the host level (as host root), asserting success. */
+void set_host_level(int level);
+
+/*
+ * Run @fn(@arg, @in_fd) in a fork of agent @a (NULL: on the host) as @w.
+ * Returns @fn's result; *@out gets the rest (out->fd the received descriptor
+ * or -1). A call that does not answer within 60 s fails the test.
+ */
+int call_as(struct agent *a, struct who w, call_fn fn, const void *arg,
+	    size_t len, int in_fd, struct out *out);
+int call(struct agent *a, call_fn fn, const void *arg, size_t len,
+	 struct out *out);
+
+/*
+ * A new user namespace whose uid and gid 0 map to @outside..@outside+@count-1
+ * of the namespace of @parent (NULL: the host). The process that creates it
+ * first becomes uid/gid @outside in @parent's namespace (when it is not
+ * already), so the namespace is owned by the user its root maps to, like a
+ * rootless container made with newuidmap.
+ */
+struct agent *agent_userns(struct agent *parent, uid_t outside,
+			   unsigned int count);
+/* A rootless container: 0..65535 -> 100000.. on the host. */
+struct agent *container_new(void);
+/* A namespace nested in @parent, its root mapped to @parent's root. */
+struct agent *nested_new(struct agent *parent);
+/* End the agent and wait for it. NULL is ignored. */
+void agent_free(struct agent *a);
+/* Open the agent's /proc/PID/ns/user from the host. */
+int agent_userns_fd(struct agent *a);
+
+/* In @a as @w: the level read by a fresh open, -errno or OPEN_ERR(e). */
+int read_level_as(struct agent *a, struct who w);
+int read_level(struct agent *a);
+/* In @a as @w: write @s by a fresh open: 0, -errno or OPEN_ERR(e). */
+int write_level_as(struct agent *a, struct who w, const char *s);
+int write_level(struct agent *a, const char *s);
+/* In @a as @w: open the level file; *fd gets it here; 0 or -errno. */
+int open_level_as(struct agent *a, struct who w, int flags, int *fd);
+
+enum perf_kind { PERF_TASK, PERF_CPU, PERF_TRACEPOINT };
+
+struct perf_req {
+	enum perf_kind kind;
+	bool kernel;		/* exclude_kernel = 0 */
+	int tp_id;		/* tracepoint id for PERF_TRACEPOINT */
+};
+
+/*
+ * perf_event_open() in @a as @w: 0 if the event opened and counted, -errno
+ * if perf_event_open() failed.
+ */
+int perf_open_as(struct agent *a, struct who w, const struct perf_req *p);
+
+/* Capability mask of the caller, from /proc/self/status (CapEff etc). */
+uint64_t proc_caps(const char *field);
+
+/* Random numbers for the randomized tests: seeded from PERFNS_SEED. */
+void rand_init(void);
+unsigned int rand_below(unsigned int n);
+
+/* Common per-test fixture: a list of agents freed in reverse order. */
+struct fixture {
+	struct agent *agents[40];
+	int n;
+	int fds[16];
+	int nfds;
+	void *priv;
+};
+
+struct agent *fixture_add(struct fixture *f, struct agent *a);
+int fixture_fd(struct fixture *f, int fd);
+int fixture_setup(void **state);
+/* Frees the agents and descriptors, restores and checks the host level. */
+int fixture_teardown(void **state);
+/* Group setup: checks that we are host root and the host is at 2. */
+int group_setup(void **state);
+/* Runs the tests with TAP output. */
+int run_tests(const char *name, const struct CMUnitTest *tests, size_t n);
+
+#define RUN_TESTS(name, tests) \
+	run_tests(name, tests, sizeof(tests) / sizeof((tests)[0]))
+
+#define TEST(f) \
+	cmocka_unit_test_setup_teardown(f, fixture_setup, fixture_teardown)
+
+#endif /* PERFNS_H */
