@@ -9,6 +9,7 @@
  * container's user namespace before the container's process runs the
  * user's program.
  */
+#include <errno.h>
 #include <getopt.h>
 #include <jansson.h>
 #include <limits.h>
