@@ -6,12 +6,12 @@
  * program and an agent is one SOCK_SEQPACKET message per request and per
  * reply, each optionally carrying one descriptor.
  */
-#define _GNU_SOURCE
 #include <cap-ng.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <linux/perf_event.h>
 #include <poll.h>
 #include <sched.h>
@@ -50,6 +50,9 @@ struct reply {
 	char msg[256];
 };
 
+static int spawn_agent(uid_t outside, unsigned int count, int *sockp,
+		       pid_t *pidp, char *msg);
+
 /* --- diagnostics ------------------------------------------------------ */
 
 void diag(const char *fmt, ...)
@@ -73,13 +76,19 @@ const char *ret_str(long ret)
 	char *buf = bufs[next++ % 4];
 	const char *name;
 
-	if (ret <= -EOPEN && ret > -EOPEN - 4096) {
+	if (ret <= -EREAD && ret > -EREAD - 1000) {
+		name = strerrorname_np(-ret - EREAD);
+		snprintf(buf, 64, "READ_ERR(%s)", name ? name : "?");
+	} else if (ret <= -EOPEN && ret > -EOPEN - 1000) {
 		name = strerrorname_np(-ret - EOPEN);
 		snprintf(buf, 64, "OPEN_ERR(%s)", name ? name : "?");
-	} else if (ret < 0 && ret > -4096 && (name = strerrorname_np(-ret))) {
-		snprintf(buf, 64, "-%s", name);
 	} else {
-		snprintf(buf, 64, "%ld", ret);
+		name = ret < 0 && ret > -1000 ? strerrorname_np(-ret) : NULL;
+		/* Could be a level too: show both. */
+		if (name)
+			snprintf(buf, 64, "%ld (-%s)", ret, name);
+		else
+			snprintf(buf, 64, "%ld", ret);
 	}
 	return buf;
 }
@@ -104,13 +113,14 @@ int read_level_fd(int fd)
 
 	n = pread(fd, buf, sizeof(buf) - 1, 0);
 	if (n < 0)
-		return -errno;
+		return READ_ERR(errno);
 	buf[n] = '\0';
 	/* proc_dointvec format: one decimal integer and a newline. */
 	errno = 0;
 	v = strtol(buf, &end, 10);
-	if (errno || end == buf || strcmp(end, "\n") || v < -999 || v > 999999)
-		return -EBADMSG;
+	if (errno || end == buf || strcmp(end, "\n") || v < INT_MIN ||
+	    v > INT_MAX)
+		return READ_ERR(EBADMSG);
 	return v;
 }
 
@@ -147,13 +157,14 @@ static int host_write(const char *path, const char *s)
 	return ret;
 }
 
-void set_host_level(int level)
+void _set_host_level(int level, const char *file, int line)
 {
 	char s[16];
 
 	snprintf(s, sizeof(s), "%d", level);
-	assert_ret(host_write(PARANOID_PATH, s), 0);
-	assert_ret(host_level(), level);
+	_assert_ret(host_write(PARANOID_PATH, s), 0, "writing the host level",
+		    file, line);
+	_assert_ret(host_level(), level, "host_level()", file, line);
 }
 
 /* --- capabilities ----------------------------------------------------- */
@@ -366,9 +377,6 @@ static void __attribute__((noreturn)) agent_loop(int sock)
 		if (n <= 0)
 			_exit(0);
 		if (rq.kind == RQ_SPAWN) {
-			int spawn_agent(uid_t outside, unsigned int count,
-					int *sockp, pid_t *pidp, char *msg);
-
 			memset(&rp, 0, sizeof(rp));
 			nsock = -1;
 			rp.ret = spawn_agent(rq.outside, rq.count, &nsock,
@@ -403,14 +411,14 @@ agent_main(int sock, uid_t outside, unsigned int count)
 {
 	int err = 0, go = -1;
 
-	(void)count;
 	if (geteuid() != outside &&
 	    (setgroups(0, NULL) || setresgid(outside, outside, outside) ||
 	     setresuid(outside, outside, outside)))
 		err = -errno;
 	/* So that the parent may write our maps after our uid changed. */
 	prctl(PR_SET_DUMPABLE, 1);
-	if (!err && unshare(CLONE_NEWUSER))
+	/* count 0: an agent on the host, in no new namespace. */
+	if (!err && count && unshare(CLONE_NEWUSER))
 		err = -errno;
 	if (send_msg(sock, &err, sizeof(err), -1) || err)
 		_exit(1);
@@ -442,8 +450,8 @@ static int write_file(const char *path, const char *s)
  * Fork an agent that creates a user namespace, write its maps from here and
  * wait until it is uid 0 inside. Runs in the test program or in an agent.
  */
-int spawn_agent(uid_t outside, unsigned int count, int *sockp, pid_t *pidp,
-		char *msg)
+static int spawn_agent(uid_t outside, unsigned int count, int *sockp,
+		       pid_t *pidp, char *msg)
 {
 	char path[64], map[64];
 	int sv[2], err = 0, ret;
@@ -483,8 +491,8 @@ int spawn_agent(uid_t outside, unsigned int count, int *sockp, pid_t *pidp,
 	}
 	snprintf(map, sizeof(map), "0 %u %u\n", outside, count);
 	snprintf(path, sizeof(path), "/proc/%d/uid_map", pid);
-	err = write_file(path, map);
-	if (!err) {
+	err = count ? write_file(path, map) : 0;
+	if (!err && count) {
 		snprintf(path, sizeof(path), "/proc/%d/gid_map", pid);
 		err = write_file(path, map);
 	}
@@ -579,6 +587,51 @@ int call_as(struct agent *a, struct who w, call_fn fn, const void *arg,
 	return rp.ret;
 }
 
+void call_start(struct agent *a, struct who w, call_fn fn, const void *arg,
+		size_t len)
+{
+	struct request rq;
+
+	memset(&rq, 0, sizeof(rq));
+	assert_true(len <= sizeof(rq.arg));
+	rq.kind = RQ_CALL;
+	rq.who = w;
+	rq.fn = fn;
+	rq.len = len;
+	if (len)
+		memcpy(rq.arg, arg, len);
+	if (send_msg(a->sock, &rq, sizeof(rq), -1)) {
+		diag("sending a call to agent %d: %m", a->pid);
+		fail();
+	}
+}
+
+int call_finish(struct agent *a, struct out *out, int timeout_ms)
+{
+	struct reply rp;
+	ssize_t n;
+
+	n = recv_msg(a->sock, &rp, sizeof(rp), &out->fd, timeout_ms);
+	if (n != sizeof(rp)) {
+		diag("no answer from agent %d: %s", a->pid,
+		     n < 0 ? strerror(errno) : "EOF");
+		fail();
+	}
+	memcpy(out->val, rp.val, sizeof(out->val));
+	memcpy(out->msg, rp.msg, sizeof(out->msg));
+	if (rp.msg[0])
+		diag("%s", rp.msg);
+	return rp.ret;
+}
+
+struct agent *agent_host(void)
+{
+	struct agent *a = agent_userns(NULL, 0, 0);
+
+	a->depth = 0;
+	return a;
+}
+
 int call(struct agent *a, call_fn fn, const void *arg, size_t len,
 	 struct out *out)
 {
@@ -618,6 +671,7 @@ struct agent *agent_userns(struct agent *parent, uid_t outside,
 		diag("creating a user namespace: %s: %s", ret_str(ret), msg);
 		free(a);
 		fail();
+		return NULL;
 	}
 	a->depth = parent ? parent->depth + 1 : 1;
 	a->pidfd = syscall(SYS_pidfd_open, a->pid, 0);
@@ -796,16 +850,20 @@ static int fn_perf_open(const void *arg, int in_fd, struct out *out)
 	if (fd < 0)
 		return -errno;
 	ioctl(fd, PERF_EVENT_IOC_ENABLE, 0);
-	end = now_ns() + 5000000;
-	while (now_ns() < end) {
-		for (i = 0; i < 1000; i++)
+	/*
+	 * Work until the event has counted something: the guest's clock may
+	 * be jiffies, so a clock event can read 0 for a whole tick.
+	 */
+	end = now_ns() + 3000000000ULL;
+	do {
+		for (i = 0; i < 10000; i++)
 			spin++;
 		if (p->kind == PERF_TRACEPOINT)
 			usleep(100);
-	}
+		if (read(fd, &count, sizeof(count)) != sizeof(count))
+			count = 0;
+	} while (!count && now_ns() < end);
 	ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
-	if (read(fd, &count, sizeof(count)) != sizeof(count))
-		count = 0;
 	close(fd);
 	out->val[0] = count;
 	if (!count) {
@@ -849,7 +907,7 @@ unsigned int rand_below(unsigned int n)
 
 struct agent *fixture_add(struct fixture *f, struct agent *a)
 {
-	assert_true(f->n < (int)(sizeof(f->agents) / sizeof(f->agents[0])));
+	assert_true(f->n < (int)ARRAY_SIZE(f->agents));
 	f->agents[f->n++] = a;
 	return a;
 }
@@ -857,7 +915,7 @@ struct agent *fixture_add(struct fixture *f, struct agent *a)
 int fixture_fd(struct fixture *f, int fd)
 {
 	assert_true(fd >= 0);
-	assert_true(f->nfds < (int)(sizeof(f->fds) / sizeof(f->fds[0])));
+	assert_true(f->nfds < (int)ARRAY_SIZE(f->fds));
 	f->fds[f->nfds++] = fd;
 	return fd;
 }
@@ -891,7 +949,9 @@ int fixture_teardown(void **state)
 	while (waitpid(-1, NULL, WNOHANG) > 0)
 		;
 	level = host_write(PARANOID_PATH, "2");
-	if (level || (level = host_level()) != HOST_LEVEL) {
+	if (!level)
+		level = host_level();
+	if (level != HOST_LEVEL) {
 		diag("restoring the host level to %d: %s", HOST_LEVEL,
 		     ret_str(level));
 		ret = -1;
@@ -919,7 +979,7 @@ int group_setup(void **state)
 	return 0;
 }
 
-int run_tests(const char *name, const struct CMUnitTest *tests, size_t n)
+int perfns_run(const char *name, const struct CMUnitTest *tests, size_t n)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	cmocka_set_message_output(CM_OUTPUT_TAP);

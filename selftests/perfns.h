@@ -21,15 +21,23 @@
 #include <stdint.h>
 #include <stdbool.h>
 #include <sys/types.h>
+#include <stdio.h>
 #include <cmocka.h>
 
 #define PARANOID_PATH	"/proc/sys/kernel/perf_event_paranoid"
 #define KPTR_PATH	"/proc/sys/kernel/kptr_restrict"
 #define HOST_LEVEL	2	/* the boot default, restored after each test */
 
-/* -(EOPEN + e): the file could not be opened, open() failed with e. */
+/*
+ * Levels can be negative, so failures that come with a level are told
+ * apart: -(EOPEN + e) when open() failed with e, -(EREAD + e) when read()
+ * failed with e (or EBADMSG when what it read was not a level). Writes
+ * return 0 or -errno, or OPEN_ERR(e).
+ */
 #define EOPEN		1000
+#define EREAD		2000
 #define OPEN_ERR(e)	(-(EOPEN + (e)))
+#define READ_ERR(e)	(-(EREAD + (e)))
 
 /* Rootless containers map their uid/gid 0..65535 to 100000..165535. */
 #define ROOTLESS_BASE	100000
@@ -37,13 +45,14 @@
 #define NOBODY		65534
 
 #define CAP_BIT(c)	(1ULL << (c))
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 #define CAPS_ALL	(~0ULL)
 
 /* Who runs a call: a uid in the caller's namespace and the caps it keeps. */
 struct who {
 	int uid;		/* -1: the agent's own uid (0 in its namespace) */
-	uint64_t caps;		/* kept in the effective, permitted and bounding
-				 * sets; CAPS_ALL: keep what the agent has */
+	/* Kept in the effective, permitted and bounding sets; CAPS_ALL: all. */
+	uint64_t caps;
 };
 
 #define AS_ROOT		((struct who){ .uid = -1, .caps = CAPS_ALL })
@@ -78,7 +87,7 @@ const char *ret_str(long ret);
 void _assert_ret(long actual, long expected, const char *expr,
 		 const char *file, int line);
 
-/* Read the level through a descriptor: the level, or -errno. */
+/* Read the level through a descriptor: the level, or READ_ERR(e). */
 int read_level_fd(int fd);
 /* Write @s through a descriptor at offset 0: 0 or -errno. */
 int write_level_fd(int fd, const char *s);
@@ -86,7 +95,8 @@ int write_level_fd(int fd, const char *s);
 /* The level as the test program (host root) sees it. */
 int host_level(void);
 /* Set the host level (as host root), asserting success. */
-void set_host_level(int level);
+#define set_host_level(level) _set_host_level((level), __FILE__, __LINE__)
+void _set_host_level(int level, const char *file, int line);
 
 /*
  * Run @fn(@arg, @in_fd) in a fork of agent @a (NULL: on the host) as @w.
@@ -97,6 +107,14 @@ int call_as(struct agent *a, struct who w, call_fn fn, const void *arg,
 	    size_t len, int in_fd, struct out *out);
 int call(struct agent *a, call_fn fn, const void *arg, size_t len,
 	 struct out *out);
+
+/* The same, in two steps, for calls that run concurrently. */
+void call_start(struct agent *a, struct who w, call_fn fn, const void *arg,
+		size_t len);
+int call_finish(struct agent *a, struct out *out, int timeout_ms);
+
+/* An agent on the host: root in the initial namespace. */
+struct agent *agent_host(void);
 
 /*
  * A new user namespace whose uid and gid 0 map to @outside..@outside+@count-1
@@ -116,7 +134,7 @@ void agent_free(struct agent *a);
 /* Open the agent's /proc/PID/ns/user from the host. */
 int agent_userns_fd(struct agent *a);
 
-/* In @a as @w: the level read by a fresh open, -errno or OPEN_ERR(e). */
+/* In @a as @w: the level read by a fresh open, OPEN_ERR(e), READ_ERR(e). */
 int read_level_as(struct agent *a, struct who w);
 int read_level(struct agent *a);
 /* In @a as @w: write @s by a fresh open: 0, -errno or OPEN_ERR(e). */
@@ -139,6 +157,18 @@ struct perf_req {
  */
 int perf_open_as(struct agent *a, struct who w, const struct perf_req *p);
 
+/* Assert the level read by a fresh open in @a (NULL: the host). */
+#define assert_level(a, level) assert_ret(read_level(a), (level))
+
+/* Set the level of @a's namespace as its root, asserting success. */
+#define set_level(a, level)						\
+	do {								\
+		char __s[16];						\
+		snprintf(__s, sizeof(__s), "%d", (level));		\
+		assert_ret(write_level((a), __s), 0);			\
+		assert_ret(read_level(a), (level));			\
+	} while (0)
+
 /* Capability mask of the caller, from /proc/self/status (CapEff etc). */
 uint64_t proc_caps(const char *field);
 
@@ -150,7 +180,7 @@ unsigned int rand_below(unsigned int n);
 struct fixture {
 	struct agent *agents[40];
 	int n;
-	int fds[16];
+	int fds[40];
 	int nfds;
 	void *priv;
 };
@@ -163,10 +193,9 @@ int fixture_teardown(void **state);
 /* Group setup: checks that we are host root and the host is at 2. */
 int group_setup(void **state);
 /* Runs the tests with TAP output. */
-int run_tests(const char *name, const struct CMUnitTest *tests, size_t n);
+int perfns_run(const char *name, const struct CMUnitTest *tests, size_t n);
 
-#define RUN_TESTS(name, tests) \
-	run_tests(name, tests, sizeof(tests) / sizeof((tests)[0]))
+#define RUN_TESTS(name, tests) perfns_run(name, tests, ARRAY_SIZE(tests))
 
 #define TEST(f) \
 	cmocka_unit_test_setup_teardown(f, fixture_setup, fixture_teardown)

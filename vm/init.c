@@ -58,12 +58,14 @@ static void __attribute__((noreturn)) finish(void)
 		pause();
 }
 
+/* One write() per record: dprintf() fails on /dev/kmsg (it cannot lseek). */
 static void kmsg(const char *msg)
 {
 	int fd = open("/dev/kmsg", O_WRONLY | O_CLOEXEC);
+	char rec[4200];	/* messages are shorter than 4096 */
 
 	if (fd >= 0) {
-		dprintf(fd, "<5>%s\n", msg);
+		write(fd, rec, snprintf(rec, sizeof(rec), "<5>%s\n", msg));
 		close(fd);
 	}
 }
@@ -222,7 +224,7 @@ int main(void)
 		clock_settime(CLOCK_REALTIME, &ts);
 	}
 	do_mount("build", build, "9p", 0,
-		 "trans=virtio,version=9p2000.L,msize=524288", 0);
+		 "trans=virtio,version=9p2000.L,msize=512000", 0);
 
 	buf = slurp(job, "argv", &len);
 	argv = split(buf, len, 0);

@@ -130,42 +130,48 @@ static int read_level_fd(int fd, int *level)
 }
 
 /*
- * Read or write the level of the namespace this process is in now. With
+ * Read or write the level of the namespace this process is in now.
+ *
+ * Before a write, make sure the kernel has a level per namespace: with
  * @other, the identity of the file as opened in another namespace, a file
- * that is the same object is flagged global, and is never written.
+ * that is the same object means it has not (flagged global, never
+ * written); without it, kernel_per_ns() decides. That comes before the
+ * permission check so that a kernel without the series is named as the
+ * reason whoever asks, except that a namespace where no nested one can be
+ * made (uid unmapped) hears about the capability it lacks first.
  */
 int level_io_here(bool wr, int level, const struct stat *other,
 		  struct lvl_result *res)
 {
-	char buf[24];
+	int rfd, wfd = -1, per_ns = 1, err = 0, len, ret;
 	struct stat st;
-	int fd, rfd, len, ret;
+	char buf[24];
 	ssize_t n;
 
 	memset(res, 0, sizeof(*res));
 	res->level = -1;
 	res->write = wr;
-	fd = open(PARANOID_PATH, (wr ? O_WRONLY : O_RDONLY) | O_CLOEXEC);
-	if (fd < 0) {
+	rfd = open(PARANOID_PATH, O_RDONLY | O_CLOEXEC);
+	if (rfd < 0) {
 		res->stage = LVL_OPEN;
 		res->err = errno;
 		return -1;
 	}
 	if (other) {
-		if (fstat(fd, &st)) {
+		if (fstat(rfd, &st)) {
 			res->stage = LVL_INTERNAL;
 			res->err = errno;
 			goto out;
 		}
 		res->global = st.st_dev == other->st_dev &&
 			      st.st_ino == other->st_ino;
-		if (wr && res->global) {
-			res->stage = LVL_GLOBAL;
-			goto out;
-		}
+		per_ns = !res->global;
+	} else if (wr) {
+		per_ns = kernel_per_ns(&err);
 	}
+
 	if (!wr) {
-		ret = read_level_fd(fd, &res->level);
+		ret = read_level_fd(rfd, &res->level);
 		res->have_level = !ret;
 		if (ret) {
 			res->stage = LVL_READ;
@@ -174,20 +180,33 @@ int level_io_here(bool wr, int level, const struct stat *other,
 		goto out;
 	}
 
+	if (!per_ns) {
+		res->stage = LVL_GLOBAL;
+		goto out;
+	}
+	wfd = open(PARANOID_PATH, O_WRONLY | O_CLOEXEC);
+	if (wfd < 0) {
+		res->stage = LVL_OPEN;
+		res->err = errno;
+		goto out;
+	}
+	if (per_ns < 0) {
+		res->stage = LVL_UNSURE;
+		res->err = err;
+		goto out;
+	}
 	len = snprintf(buf, sizeof(buf), "%d\n", level);
-	n = pwrite(fd, buf, len, 0);
+	n = pwrite(wfd, buf, len, 0);
 	if (n != len) {
 		res->stage = LVL_WRITE;
 		res->err = n < 0 ? errno : EIO;
 	}
 	/* The level in force now: what refused the write, if it was. */
-	rfd = open(PARANOID_PATH, O_RDONLY | O_CLOEXEC);
-	if (rfd >= 0) {
-		res->have_level = !read_level_fd(rfd, &res->level);
-		close(rfd);
-	}
+	res->have_level = !read_level_fd(rfd, &res->level);
 out:
-	close(fd);
+	if (wfd >= 0)
+		close(wfd);
+	close(rfd);
 	return res->stage == LVL_OK ? 0 : -1;
 }
 
@@ -296,22 +315,9 @@ int level_read(const struct userns *ns, struct lvl_result *res)
 
 int level_write(const struct userns *ns, int level, struct lvl_result *res)
 {
-	int per_ns, err;
-
-	if (!userns_is_self(ns))
-		return level_in_child(ns->fd, true, level, res);
-
-	/* No other namespace to compare with: ask a fresh one. */
-	per_ns = kernel_per_ns(&err);
-	if (per_ns <= 0) {
-		memset(res, 0, sizeof(*res));
-		res->level = -1;
-		res->write = true;
-		res->stage = per_ns ? LVL_UNSURE : LVL_GLOBAL;
-		res->err = err;
-		return -1;
-	}
-	return level_io_here(true, level, NULL, res);
+	if (userns_is_self(ns))
+		return level_io_here(true, level, NULL, res);
+	return level_in_child(ns->fd, true, level, res);
 }
 
 /* "the user namespace of pid 42", "your user namespace" */

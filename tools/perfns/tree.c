@@ -25,6 +25,8 @@
 /* PROC_USER_INIT_INO: the initial user namespace's inode, fixed. */
 #define INIT_USERNS_INO	0xEFFFFFFDU
 
+#define PF_KTHREAD	0x00200000	/* in /proc/PID/stat's flags */
+
 #define TEXT_PROCS	3	/* processes shown per namespace */
 #define JSON_PROCS	10
 
@@ -133,6 +135,32 @@ static void read_comm(pid_t pid, char *comm, size_t len)
 	comm[strcspn(comm, "\n")] = '\0';
 }
 
+/* Kernel threads all sit in the initial namespace and only add noise. */
+static bool is_kernel_thread(pid_t pid)
+{
+	char path[64], buf[512], *p;
+	unsigned long flags;
+	ssize_t n;
+	int fd, i;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = '\0';
+	/* pid (comm) state ppid pgrp session tty_nr tpgid flags ... */
+	p = strrchr(buf, ')');
+	for (i = 0; p && i < 7; i++)
+		p = strchr(p + 1, ' ');
+	if (!p || sscanf(p, "%lu", &flags) != 1)
+		return false;
+	return flags & PF_KTHREAD;
+}
+
 static int collect_processes(struct forest *f)
 {
 	struct dirent *de;
@@ -149,7 +177,7 @@ static int collect_processes(struct forest *f)
 		return -1;
 	}
 	while ((de = readdir(d))) {
-		if (parse_pid(de->d_name, &pid))
+		if (parse_pid(de->d_name, &pid) || is_kernel_thread(pid))
 			continue;
 		snprintf(path, sizeof(path), "/proc/%s/ns/user", de->d_name);
 		fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -336,13 +364,17 @@ static int print_json(const struct forest *f, const long *roots,
 		      size_t nroots, int per_ns)
 {
 	json_t *doc, *arr;
+	bool bad = false;
 	size_t i;
 	int ret;
 
 	arr = json_array();
 	for (i = 0; i < nroots; i++)
-		if (json_array_append_new(arr, json_node(f, roots[i])))
-			arr = NULL;
+		bad |= json_array_append_new(arr, json_node(f, roots[i])) != 0;
+	if (bad) {
+		json_decref(arr);
+		arr = NULL;
+	}
 	doc = json_pack("{s:o, s:i, s:o}",
 			"per_namespace", per_ns < 0 ? json_null() :
 				json_boolean(per_ns),
@@ -422,8 +454,10 @@ int cmd_tree(int argc, char **argv)
 		for (i = 0; i < nroots; i++)
 			print_node(&f, roots[i], "", true, true);
 		if (f.hidden)
-			printf("(%u processes not shown: no access to their "
-			       "namespaces)\n", f.hidden);
+			printf("(%u process%s not shown: no access to %s user "
+			       "namespace)\n", f.hidden,
+			       f.hidden == 1 ? "" : "es",
+			       f.hidden == 1 ? "its" : "their");
 		ret = fflush(stdout) ? EXIT_FAIL : EXIT_OK;
 	}
 

@@ -1,0 +1,229 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * paranoid_clients - real, unmodified clients: perf stat, sysctl(8) and
+ * util-linux unshare (also with newuidmap), run by an unprivileged user
+ * (setpriv to 65534). Each test runs a shell script and checks its exit
+ * status and output.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "perfns.h"
+
+#define NOBODY_SH "setpriv --reuid=65534 --regid=65534 --clear-groups "
+#define USERNS "unshare --user --map-root-user "
+#define SCRIPT_DIR "/tmp/perfns-clients"
+
+static char output[16384];
+
+/*
+ * Run @script with /bin/sh as host root, stdout and stderr into output[].
+ * Returns the exit status, 128 + signal, or -ETIMEDOUT after 120 s.
+ */
+static int sh(const char *script)
+{
+	struct pollfd pfd;
+	size_t len = 0;
+	int p[2], status;
+	time_t end = time(NULL) + 120;
+	ssize_t n;
+	pid_t pid;
+
+	assert_int_equal(pipe2(p, O_CLOEXEC), 0);
+	fflush(stdout);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		dup2(p[1], 1);
+		dup2(p[1], 2);
+		execl("/bin/sh", "sh", "-c", script, (char *)NULL);
+		_exit(127);
+	}
+	close(p[1]);
+	pfd.fd = p[0];
+	pfd.events = POLLIN;
+	for (;;) {
+		if (poll(&pfd, 1, 1000) < 0 && errno != EINTR)
+			break;
+		if (time(NULL) > end) {
+			kill(pid, SIGKILL);
+			break;
+		}
+		if (!(pfd.revents & (POLLIN | POLLHUP)))
+			continue;
+		n = read(p[0], output + len, sizeof(output) - 1 - len);
+		if (n <= 0)
+			break;
+		len += n;
+	}
+	output[len] = '\0';
+	close(p[0]);
+	waitpid(pid, &status, 0);
+	diag("$ %s", script);
+	diag("%s", output);
+	if (time(NULL) > end)
+		return -ETIMEDOUT;
+	return WIFEXITED(status) ? WEXITSTATUS(status)
+				 : 128 + WTERMSIG(status);
+}
+
+static void assert_output_has(const char *s)
+{
+	if (!strstr(output, s)) {
+		diag("the output lacks \"%s\"", s);
+		fail();
+	}
+}
+
+static void write_script(const char *name, const char *text)
+{
+	char path[128];
+	FILE *f;
+
+	mkdir(SCRIPT_DIR, 0755);
+	snprintf(path, sizeof(path), SCRIPT_DIR "/%s", name);
+	f = fopen(path, "we");
+	assert_non_null(f);
+	fputs(text, f);
+	assert_int_equal(fclose(f), 0);
+	assert_int_equal(chmod(path, 0755), 0);
+}
+
+/* The unprivileged host user at 2: perf stat works. */
+static void perf_stat_works_for_unprivileged_host_user_at_2(void **state)
+{
+	(void)state;
+	assert_ret(sh(NOBODY_SH "perf stat -e task-clock true"), 0);
+	assert_output_has("task-clock");
+}
+
+/* Control: the same user in its own user namespace at 2. */
+static void perf_stat_works_in_unshared_container_at_2(void **state)
+{
+	(void)state;
+	assert_ret(sh(NOBODY_SH USERNS "perf stat -e task-clock true"), 0);
+	assert_output_has("task-clock");
+}
+
+/*
+ * Inside unshare --user --map-root-user, sysctl -w raises the container to
+ * 3 and perf stat then fails, reporting the container's level. The host's
+ * unprivileged user keeps using perf.
+ */
+static void perf_stat_fails_in_unshared_container_raised_to_3(void **state)
+{
+	(void)state;
+	assert_ret(sh(NOBODY_SH USERNS "sh -c '"
+		      "sysctl -w kernel.perf_event_paranoid=3 || exit 10; "
+		      "exec perf stat -e task-clock true'"), 255);
+	assert_output_has("kernel.perf_event_paranoid = 3");
+	assert_output_has("perf_event_paranoid setting is 3");
+	assert_ret(host_level(), 2);
+	assert_ret(sh(NOBODY_SH "perf stat -e task-clock true"), 0);
+}
+
+/* sysctl -n inside the container prints the container's level. */
+static void sysctl_in_unshared_container_prints_its_level(void **state)
+{
+	(void)state;
+	assert_ret(sh(NOBODY_SH USERNS "sh -c '"
+		      "echo in=$(sysctl -n kernel.perf_event_paranoid); "
+		      "sysctl -q -w kernel.perf_event_paranoid=3 || exit 10; "
+		      "echo raised=$(sysctl -n kernel.perf_event_paranoid); "
+		      "echo nested=$(" USERNS
+		      "sysctl -n kernel.perf_event_paranoid)'"), 0);
+	assert_output_has("in=2\n");
+	assert_output_has("raised=3\n");
+	assert_output_has("nested=3\n");
+	assert_ret(sh("echo host=$(sysctl -n kernel.perf_event_paranoid)"), 0);
+	assert_output_has("host=2\n");
+}
+
+/* sysctl -a lists the key once, with the container's level. */
+static void sysctl_a_in_unshared_container_lists_its_level(void **state)
+{
+	(void)state;
+	assert_ret(sh(NOBODY_SH USERNS "sh -c '"
+		      "sysctl -q -w kernel.perf_event_paranoid=4 || exit 10; "
+		      "sysctl -a 2>/dev/null | grep -c perf_event_paranoid; "
+		      "sysctl -a 2>/dev/null | grep perf_event_paranoid'"),
+		   0);
+	assert_string_equal(output, "1\nkernel.perf_event_paranoid = 4\n");
+}
+
+/* sysctl -w cannot lower the container's level. */
+static void sysctl_cannot_lower_unshared_container_level(void **state)
+{
+	(void)state;
+	assert_ret(sh(NOBODY_SH USERNS "sh -c '"
+		      "sysctl -q -w kernel.perf_event_paranoid=3 || exit 10; "
+		      "sysctl -w kernel.perf_event_paranoid=2; echo rc=$?; "
+		      "echo now=$(sysctl -n kernel.perf_event_paranoid)'"), 0);
+	assert_output_has("Operation not permitted");
+	assert_output_has("rc=1\n");
+	assert_output_has("now=3\n");
+	assert_ret(host_level(), 2);
+}
+
+/*
+ * A rootless container made by unshare --map-users/--map-groups through
+ * newuidmap/newgidmap (root -> 100000), with /etc/subuid and /etc/subgid
+ * replaced by bind mounts in a private mount namespace. Its root raises the
+ * level with sysctl, cannot lower it, and perf stat is refused.
+ */
+static void newuidmap_rootless_container_raises_with_sysctl(void **state)
+{
+	(void)state;
+	write_script("inner.sh",
+		     "echo map=$(cat /proc/self/uid_map)\n"
+		     "echo id=$(id -u):$(id -g)\n"
+		     "sysctl -w kernel.perf_event_paranoid=3 || exit 10\n"
+		     "sysctl -w kernel.perf_event_paranoid=1\n"
+		     "echo rc=$?\n"
+		     "echo now=$(sysctl -n kernel.perf_event_paranoid)\n"
+		     "perf stat -e task-clock true\n"
+		     "echo perf=$?\n");
+	write_script("outer.sh",
+		     "set -e\n"
+		     "mount --make-rprivate /\n"
+		     "echo nobody:100000:65536 > " SCRIPT_DIR "/subuid\n"
+		     "echo nobody:100000:65536 > " SCRIPT_DIR "/subgid\n"
+		     "mount --bind " SCRIPT_DIR "/subuid /etc/subuid\n"
+		     "mount --bind " SCRIPT_DIR "/subgid /etc/subgid\n"
+		     "exec " NOBODY_SH "unshare --user "
+		     "--map-users=100000,0,65536 --map-groups=100000,0,65536 "
+		     "--setuid 0 --setgid 0 sh " SCRIPT_DIR "/inner.sh\n");
+	assert_ret(sh("unshare --mount sh " SCRIPT_DIR "/outer.sh"), 0);
+	assert_output_has("map= 0 100000 65536\n");
+	assert_output_has("id=0:0\n");
+	assert_output_has("kernel.perf_event_paranoid = 3\n");
+	assert_output_has("Operation not permitted");
+	assert_output_has("rc=1\n");
+	assert_output_has("now=3\n");
+	assert_output_has("perf=255\n");
+	assert_ret(host_level(), 2);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		TEST(perf_stat_works_for_unprivileged_host_user_at_2),
+		TEST(perf_stat_works_in_unshared_container_at_2),
+		TEST(perf_stat_fails_in_unshared_container_raised_to_3),
+		TEST(sysctl_in_unshared_container_prints_its_level),
+		TEST(sysctl_a_in_unshared_container_lists_its_level),
+		TEST(sysctl_cannot_lower_unshared_container_level),
+		TEST(newuidmap_rootless_container_raises_with_sysctl),
+	};
+
+	return RUN_TESTS("paranoid_clients", tests);
+}

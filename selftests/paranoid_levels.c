@@ -1,0 +1,228 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * paranoid_levels - the level of each user namespace: its starting value,
+ * inheritance at creation and the effective level along the chain of
+ * ancestors (contract points 1 to 4).
+ */
+#include <fcntl.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "perfns.h"
+
+/* Contract 1: the initial namespace boots at 2 (no PERF_EVENTS_RESTRICT). */
+static void initial_ns_starts_at_level_2(void **state)
+{
+	const char *boot = getenv("PERFNS_BOOT_LEVEL");
+
+	(void)state;
+	/* selftests/run reads the level before any test can change it. */
+	if (boot)
+		assert_ret(atoi(boot), 2);
+	assert_level(NULL, 2);
+	assert_ret(host_level(), 2);
+}
+
+/* Contract 2: a new namespace starts at its parent's level. */
+static void new_ns_starts_at_its_parents_level(void **state)
+{
+	struct fixture *f = *state;
+	struct agent *c, *n;
+
+	set_host_level(0);
+	c = fixture_add(f, container_new());
+	assert_level(c, 0);
+
+	set_level(c, 3);
+	n = fixture_add(f, nested_new(c));
+	assert_level(n, 3);
+	assert_ret(host_level(), 0);
+}
+
+/*
+ * Contract 2: the starting level is the parent's effective level, not its
+ * own one. A is created at 2; the host goes to 3, so A is at 3 without
+ * having a level of 3 of its own; B is created in A then. When the host goes
+ * back to 2, A follows it down but B stays at 3.
+ */
+static void new_ns_inherits_effective_not_own_level(void **state)
+{
+	struct fixture *f = *state;
+	struct agent *a, *b;
+
+	a = fixture_add(f, container_new());
+	assert_level(a, 2);
+	set_host_level(3);
+	assert_level(a, 3);
+	b = fixture_add(f, nested_new(a));
+	assert_level(b, 3);
+
+	set_host_level(2);
+	assert_level(a, 2);
+	assert_level(b, 3);
+}
+
+/* Contract 3: raising the host reaches running namespaces at once. */
+static void host_raise_reaches_running_container(void **state)
+{
+	struct fixture *f = *state;
+	struct agent *c, *n;
+	int cfd, nfd;
+
+	c = fixture_add(f, container_new());
+	n = fixture_add(f, nested_new(c));
+	/* Descriptors opened before the raise show it too. */
+	assert_ret(open_level_as(c, AS_ROOT, O_RDONLY, &cfd), 0);
+	fixture_fd(f, cfd);
+	assert_ret(open_level_as(n, AS_ROOT, O_RDONLY, &nfd), 0);
+	fixture_fd(f, nfd);
+	assert_ret(read_level_fd(cfd), 2);
+	assert_ret(read_level_fd(nfd), 2);
+
+	set_host_level(3);
+	assert_ret(read_level_fd(cfd), 3);
+	assert_ret(read_level_fd(nfd), 3);
+	assert_level(c, 3);
+	assert_level(n, 3);
+
+	set_host_level(5);
+	assert_level(c, 5);
+	assert_level(n, 5);
+}
+
+/* Contract 3: lowering the host never takes a namespace below its level. */
+static void host_lowering_never_unlocks_container(void **state)
+{
+	struct fixture *f = *state;
+	struct agent *c, *n;
+
+	c = fixture_add(f, container_new());
+	set_level(c, 3);
+	n = fixture_add(f, nested_new(c));
+
+	set_host_level(4);
+	assert_level(c, 4);
+	assert_level(n, 4);
+	set_host_level(-1);
+	assert_level(c, 3);
+	assert_level(n, 3);
+	assert_ret(host_level(), -1);
+}
+
+/* Contract 3: a namespace created while the host was at 3 stays at 3. */
+static void ns_created_while_host_at_3_stays_3(void **state)
+{
+	struct fixture *f = *state;
+	struct agent *c;
+
+	set_host_level(3);
+	c = fixture_add(f, container_new());
+	assert_level(c, 3);
+	set_host_level(2);
+	assert_level(c, 3);
+	set_host_level(-1);
+	assert_level(c, 3);
+}
+
+/* Contract 3: one created at 2 follows the host up and back to 2, no lower. */
+static void ns_created_at_2_follows_host_up_and_down(void **state)
+{
+	struct fixture *f = *state;
+	struct agent *c;
+
+	c = fixture_add(f, container_new());
+	assert_level(c, 2);
+	set_host_level(3);
+	assert_level(c, 3);
+	set_host_level(2);
+	assert_level(c, 2);
+	set_host_level(1);
+	assert_level(c, 2);
+	set_host_level(-1);
+	assert_level(c, 2);
+}
+
+/* Contract 3: effective = max(own, parent's effective) at every depth. */
+static void effective_level_is_max_along_the_chain(void **state)
+{
+	struct fixture *f = *state;
+	struct agent *a, *b, *c;
+
+	a = fixture_add(f, container_new());
+	b = fixture_add(f, nested_new(a));
+	c = fixture_add(f, nested_new(b));
+	set_level(b, 4);
+	assert_level(a, 2);
+	assert_level(c, 4);
+	set_level(a, 3);
+	assert_level(b, 4);
+	assert_level(c, 4);
+	set_host_level(6);
+	assert_level(a, 6);
+	assert_level(b, 6);
+	assert_level(c, 6);
+	set_host_level(2);
+	assert_level(a, 3);
+	assert_level(b, 4);
+	assert_level(c, 4);
+}
+
+/* Sibling namespaces do not see each other's levels. */
+static void sibling_containers_are_independent(void **state)
+{
+	struct fixture *f = *state;
+	struct agent *c1, *c2, *n1, *n2;
+
+	c1 = fixture_add(f, container_new());
+	c2 = fixture_add(f, container_new());
+	n1 = fixture_add(f, nested_new(c1));
+	n2 = fixture_add(f, nested_new(c1));
+	set_level(c1, 3);
+	set_level(n1, 5);
+	assert_level(c2, 2);
+	assert_level(n2, 3);
+	assert_ret(host_level(), 2);
+}
+
+/*
+ * Contract 4: the file shows the level of the namespace it was opened in:
+ * the same path opened in three namespaces gives three values.
+ */
+static void file_shows_level_of_ns_it_was_opened_in(void **state)
+{
+	struct fixture *f = *state;
+	struct agent *c, *n;
+	int hfd, cfd, nfd;
+
+	c = fixture_add(f, container_new());
+	n = fixture_add(f, nested_new(c));
+	set_level(c, 3);
+	set_level(n, 4);
+
+	hfd = fixture_fd(f, open(PARANOID_PATH, O_RDONLY | O_CLOEXEC));
+	assert_ret(open_level_as(c, AS_ROOT, O_RDONLY, &cfd), 0);
+	fixture_fd(f, cfd);
+	assert_ret(open_level_as(n, AS_ROOT, O_RDONLY, &nfd), 0);
+	fixture_fd(f, nfd);
+	assert_ret(read_level_fd(hfd), 2);
+	assert_ret(read_level_fd(cfd), 3);
+	assert_ret(read_level_fd(nfd), 4);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		TEST(initial_ns_starts_at_level_2),
+		TEST(new_ns_starts_at_its_parents_level),
+		TEST(new_ns_inherits_effective_not_own_level),
+		TEST(host_raise_reaches_running_container),
+		TEST(host_lowering_never_unlocks_container),
+		TEST(ns_created_while_host_at_3_stays_3),
+		TEST(ns_created_at_2_follows_host_up_and_down),
+		TEST(effective_level_is_max_along_the_chain),
+		TEST(sibling_containers_are_independent),
+		TEST(file_shows_level_of_ns_it_was_opened_in),
+	};
+
+	return RUN_TESTS("paranoid_levels", tests);
+}

@@ -1,0 +1,278 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * paranoid_perf - perf_event_open() applies the level of the caller's user
+ * namespace, and only capabilities in the initial namespace exempt from it
+ * (contract points 8 and 9).
+ *
+ * The guest has no hardware PMU: the events are software ones (task-clock,
+ * cpu-clock) and the sched:sched_switch tracepoint. Every event that opens
+ * must also count (see fn_perf_open() in perfns.c).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/mount.h>
+#include <unistd.h>
+#include <linux/capability.h>
+
+#include "perfns.h"
+
+static const struct perf_req user_only = { .kind = PERF_TASK };
+static const struct perf_req with_kernel = { .kind = PERF_TASK,
+					     .kernel = true };
+static const struct perf_req cpu_wide = { .kind = PERF_CPU };
+
+#define ONLY(cap)	((struct who){ .uid = NOBODY, .caps = CAP_BIT(cap) })
+
+/* Full capabilities as the kernel reports them in the namespace. */
+static int fn_caps(const void *arg, int in_fd, struct out *out)
+{
+	(void)arg;
+	(void)in_fd;
+	out->val[0] = proc_caps("CapEff");
+	out->val[1] = proc_caps("CapBnd");
+	return getuid();
+}
+
+static void assert_all_caps(struct agent *a)
+{
+	struct out out;
+
+	assert_ret(call(a, fn_caps, NULL, 0, &out), 0);
+	assert_true(out.val[0] != 0);
+	assert_true(out.val[0] & CAP_BIT(CAP_SYS_ADMIN));
+	assert_true(out.val[0] & CAP_BIT(CAP_PERFMON));
+	assert_true(out.val[0] == out.val[1]);
+}
+
+/*
+ * The picture from the issue: the host at 2, a container raised to 3. An
+ * unprivileged host user opens a user-only event; the container's root,
+ * with every capability in its namespace, gets EACCES.
+ */
+static void host_user_counts_while_container_root_refused(void **state)
+{
+	struct fixture *f = *state;
+	struct agent *c = fixture_add(f, container_new());
+
+	assert_ret(write_level(c, "3"), 0);
+	assert_level(c, 3);
+	assert_ret(host_level(), 2);
+	assert_all_caps(c);
+	assert_ret(perf_open_as(NULL, AS_NOBODY, &user_only), 0);
+	assert_ret(perf_open_as(c, AS_ROOT, &user_only), -EACCES);
+	assert_ret(perf_open_as(c, AS_NOBODY, &user_only), -EACCES);
+}
+
+/* Control: at 2 the container's root and users open user-only events. */
+static void container_at_2_opens_user_only_events(void **state)
+{
+	struct fixture *f = *state;
+	struct agent *c = fixture_add(f, container_new());
+
+	assert_level(c, 2);
+	assert_ret(perf_open_as(c, AS_ROOT, &user_only), 0);
+	assert_ret(perf_open_as(c, AS_NOBODY, &user_only), 0);
+}
+
+/* Contract 9: a nested namespace's fresh capabilities do not escape. */
+static void nested_ns_root_cannot_escape_container_level(void **state)
+{
+	struct fixture *f = *state;
+	struct agent *c = fixture_add(f, container_new());
+	struct agent *n;
+
+	set_level(c, 3);
+	n = fixture_add(f, nested_new(c));
+	assert_all_caps(n);
+	assert_level(n, 3);
+	assert_ret(perf_open_as(n, AS_ROOT, &user_only), -EACCES);
+	/* Even a namespace nested in one made before the lock. */
+	n = fixture_add(f, nested_new(fixture_add(f, container_new())));
+	set_host_level(3);
+	assert_ret(perf_open_as(n, AS_ROOT, &user_only), -EACCES);
+}
+
+/* Contract 3/8: a container locked at 3 stays locked with the host at -1. */
+static void container_at_3_stays_refused_when_host_at_minus_1(void **state)
+{
+	struct fixture *f = *state;
+	struct agent *c = fixture_add(f, container_new());
+
+	set_level(c, 3);
+	set_host_level(-1);
+	assert_ret(perf_open_as(NULL, AS_NOBODY, &with_kernel), 0);
+	assert_ret(perf_open_as(c, AS_ROOT, &user_only), -EACCES);
+}
+
+/* Contract 8: a container following the host up to 3 is refused too. */
+static void container_refused_when_host_raised_to_3(void **state)
+{
+	struct fixture *f = *state;
+	struct agent *c = fixture_add(f, container_new());
+
+	assert_ret(perf_open_as(c, AS_ROOT, &user_only), 0);
+	set_host_level(3);
+	assert_ret(perf_open_as(c, AS_ROOT, &user_only), -EACCES);
+	set_host_level(2);
+	assert_ret(perf_open_as(c, AS_ROOT, &user_only), 0);
+}
+
+/* Contract 8/9: level 3 on the host. */
+static void host_level_3_refuses_unprivileged_user(void **state)
+{
+	(void)state;
+	assert_ret(perf_open_as(NULL, AS_NOBODY, &user_only), 0);
+	set_host_level(3);
+	assert_ret(perf_open_as(NULL, AS_NOBODY, &user_only), -EACCES);
+}
+
+static void host_level_3_allows_cap_sys_admin(void **state)
+{
+	(void)state;
+	set_host_level(3);
+	assert_ret(perf_open_as(NULL, ONLY(CAP_SYS_ADMIN), &user_only), 0);
+	assert_ret(perf_open_as(NULL, AS_ROOT, &with_kernel), 0);
+}
+
+/*
+ * A process with CAP_PERFMON and nothing else (uid 65534; perfns.c checks
+ * CapEff, CapPrm and CapBnd are exactly CAP_PERFMON before the call).
+ */
+static void host_level_3_allows_cap_perfmon_alone(void **state)
+{
+	struct out out;
+
+	(void)state;
+	/* What the callee really has. */
+	assert_ret(call_as(NULL, ONLY(CAP_PERFMON), fn_caps, NULL, 0, -1,
+			   &out), NOBODY);
+	assert_true((uint64_t)out.val[0] == CAP_BIT(CAP_PERFMON));
+	assert_true((uint64_t)out.val[1] == CAP_BIT(CAP_PERFMON));
+	set_host_level(3);
+	assert_ret(perf_open_as(NULL, ONLY(CAP_PERFMON), &user_only), 0);
+	assert_ret(perf_open_as(NULL, ONLY(CAP_PERFMON), &with_kernel), 0);
+	/* Another capability alone is not enough. */
+	assert_ret(perf_open_as(NULL, ONLY(CAP_SYSLOG), &user_only),
+		   -EACCES);
+}
+
+/* Contract 8: level 2 refuses kernel events to the unprivileged. */
+static void level_2_refuses_kernel_events_to_unprivileged(void **state)
+{
+	(void)state;
+	assert_ret(perf_open_as(NULL, AS_NOBODY, &with_kernel), -EACCES);
+	assert_ret(perf_open_as(NULL, AS_NOBODY, &user_only), 0);
+	assert_ret(perf_open_as(NULL, ONLY(CAP_PERFMON), &with_kernel), 0);
+	set_host_level(1);
+	assert_ret(perf_open_as(NULL, AS_NOBODY, &with_kernel), 0);
+}
+
+/* Contract 8: the container's 2 applies inside while the host is at 1. */
+static void container_at_2_refuses_kernel_events_host_at_1_allows(
+	void **state)
+{
+	struct fixture *f = *state;
+	struct agent *c;
+
+	set_host_level(1);
+	c = fixture_add(f, container_new());
+	assert_ret(perf_open_as(c, AS_ROOT, &with_kernel), 0);
+	set_level(c, 2);
+	assert_ret(perf_open_as(c, AS_ROOT, &with_kernel), -EACCES);
+	assert_ret(perf_open_as(c, AS_ROOT, &user_only), 0);
+	assert_ret(perf_open_as(NULL, AS_NOBODY, &with_kernel), 0);
+}
+
+/* Contract 8: level 1 (CPU-wide events) is per namespace too. */
+static void container_at_1_refuses_cpu_events_host_at_0_allows(
+	void **state)
+{
+	struct fixture *f = *state;
+	struct agent *c;
+
+	set_host_level(0);
+	c = fixture_add(f, container_new());
+	assert_ret(perf_open_as(c, AS_ROOT, &cpu_wide), 0);
+	assert_ret(perf_open_as(NULL, AS_NOBODY, &cpu_wide), 0);
+	set_level(c, 1);
+	assert_ret(perf_open_as(c, AS_ROOT, &cpu_wide), -EACCES);
+	assert_ret(perf_open_as(c, AS_ROOT, &user_only), 0);
+	assert_ret(perf_open_as(NULL, AS_NOBODY, &cpu_wide), 0);
+	set_host_level(1);
+	assert_ret(perf_open_as(NULL, AS_NOBODY, &cpu_wide), -EACCES);
+}
+
+/* The id of sched:sched_switch, from tracefs mounted in a private mount ns. */
+static int fn_tracepoint_id(const void *arg, int in_fd, struct out *out)
+{
+	const char *path = "/sys/kernel/tracing/events/sched/sched_switch/id";
+	FILE *file;
+	int id = -1;
+
+	(void)arg;
+	(void)in_fd;
+	if (unshare(CLONE_NEWNS) ||
+	    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) ||
+	    (access(path, R_OK) &&
+	     mount("tracefs", "/sys/kernel/tracing", "tracefs", 0, NULL))) {
+		snprintf(out->msg, sizeof(out->msg), "mounting tracefs: %m");
+		return -ENOTRECOVERABLE;
+	}
+	file = fopen(path, "re");
+	if (!file || fscanf(file, "%d", &id) != 1) {
+		snprintf(out->msg, sizeof(out->msg), "reading %s: %m", path);
+		return -ENOTRECOVERABLE;
+	}
+	fclose(file);
+	return id;
+}
+
+/*
+ * Contract 8: level 0 (raw tracepoint samples) per namespace: with the host
+ * at -1, an unprivileged host user samples sched_switch with raw data, the
+ * root of a container raised to 0 gets EPERM.
+ */
+static void container_at_0_refuses_raw_tracepoint_host_at_minus_1_allows(
+	void **state)
+{
+	struct fixture *f = *state;
+	struct perf_req tp = { .kind = PERF_TRACEPOINT, .kernel = true };
+	struct out out;
+	struct agent *c;
+
+	tp.tp_id = call(NULL, fn_tracepoint_id, NULL, 0, &out);
+	assert_true(tp.tp_id > 0);
+	set_host_level(-1);
+	c = fixture_add(f, container_new());
+	assert_ret(perf_open_as(NULL, AS_NOBODY, &tp), 0);
+	assert_ret(perf_open_as(c, AS_ROOT, &tp), 0);
+	set_level(c, 0);
+	assert_ret(perf_open_as(c, AS_ROOT, &tp), -EPERM);
+	assert_ret(perf_open_as(NULL, AS_NOBODY, &tp), 0);
+	set_host_level(0);
+	assert_ret(perf_open_as(NULL, AS_NOBODY, &tp), -EPERM);
+	assert_ret(perf_open_as(NULL, ONLY(CAP_PERFMON), &tp), 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		TEST(host_user_counts_while_container_root_refused),
+		TEST(container_at_2_opens_user_only_events),
+		TEST(nested_ns_root_cannot_escape_container_level),
+		TEST(container_at_3_stays_refused_when_host_at_minus_1),
+		TEST(container_refused_when_host_raised_to_3),
+		TEST(host_level_3_refuses_unprivileged_user),
+		TEST(host_level_3_allows_cap_sys_admin),
+		TEST(host_level_3_allows_cap_perfmon_alone),
+		TEST(level_2_refuses_kernel_events_to_unprivileged),
+		TEST(container_at_2_refuses_kernel_events_host_at_1_allows),
+		TEST(container_at_1_refuses_cpu_events_host_at_0_allows),
+		TEST(container_at_0_refuses_raw_tracepoint_host_at_minus_1_allows),
+	};
+
+	return RUN_TESTS("paranoid_perf", tests);
+}

@@ -1,0 +1,403 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * paranoid_stress - user namespaces created and destroyed thousands of
+ * times by several processes while the host flips its level between 1 and 3
+ * and containers write theirs. No operation may fail other than as the
+ * contract says, and no level read may leave the bounds the contract gives,
+ * whatever the interleaving.
+ *
+ * PERFNS_STRESS_SECONDS sets the length (default 20), PERFNS_SEED the seed.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "perfns.h"
+
+#define HOST_MIN	1
+#define HOST_MAX	3
+
+static unsigned int seconds(void)
+{
+	const char *s = getenv("PERFNS_STRESS_SECONDS");
+	int v = s ? atoi(s) : 20;
+
+	return v > 0 ? v : 20;
+}
+
+/* Shared by the forked workers of one call: counters and the first error. */
+struct shared {
+	long namespaces, writes, refused, reads;
+	int errors;
+	char msg[200];
+};
+
+static struct shared *shared_new(void)
+{
+	struct shared *sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE,
+				 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+
+	return sh == MAP_FAILED ? NULL : sh;
+}
+
+static void __attribute__((format(printf, 2, 3)))
+report(struct shared *sh, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (__atomic_fetch_add(&sh->errors, 1, __ATOMIC_SEQ_CST) == 0) {
+		va_start(ap, fmt);
+		vsnprintf(sh->msg, sizeof(sh->msg), fmt, ap);
+		va_end(ap);
+	}
+}
+
+static void count(long *counter)
+{
+	__atomic_fetch_add(counter, 1, __ATOMIC_RELAXED);
+}
+
+static int read_now(void)
+{
+	int fd = open(PARANOID_PATH, O_RDONLY | O_CLOEXEC), level;
+
+	if (fd < 0)
+		return OPEN_ERR(errno);
+	level = read_level_fd(fd);
+	close(fd);
+	return level;
+}
+
+static int write_now(int level)
+{
+	char s[16];
+	int fd = open(PARANOID_PATH, O_WRONLY | O_CLOEXEC), ret;
+
+	if (fd < 0)
+		return OPEN_ERR(errno);
+	snprintf(s, sizeof(s), "%d", level);
+	ret = write_level_fd(fd, s);
+	close(fd);
+	return ret;
+}
+
+static unsigned int seed_for(unsigned int salt)
+{
+	return (unsigned int)time(NULL) * 2654435761U ^ getpid() ^ salt;
+}
+
+/*
+ * Bounds the contract gives for a namespace whose history is only partly
+ * known: its own level is at least own_lo, its effective level at most
+ * eff_hi. Check a write of @v and a read afterwards, and update the bounds.
+ */
+static void checked_write(struct shared *sh, const char *where, int v,
+			  int *own_lo, int *eff_hi)
+{
+	int ret = write_now(v), level;
+
+	count(&sh->writes);
+	if (v < *own_lo && ret != -EPERM)
+		report(sh, "%s: writing %d below own %d: %s", where, v,
+		       *own_lo, ret_str(ret));
+	else if (v >= *eff_hi && ret)
+		report(sh, "%s: writing %d at or above %d: %s", where, v,
+		       *eff_hi, ret_str(ret));
+	else if (ret && ret != -EPERM)
+		report(sh, "%s: writing %d: %s", where, v, ret_str(ret));
+	if (!ret) {
+		*own_lo = v;
+		if (v > *eff_hi)
+			*eff_hi = v;
+	} else {
+		count(&sh->refused);
+	}
+	level = read_now();
+	count(&sh->reads);
+	if (level < *own_lo || level > *eff_hi)
+		report(sh, "%s: reads %s, outside [%d, %d]", where,
+		       ret_str(level), *own_lo, *eff_hi);
+}
+
+struct churn_arg {
+	unsigned int secs;
+	int own_lo, eff_hi;	/* the bounds of the namespace it runs in */
+	int procs;		/* concurrent churning processes */
+};
+
+static int write_self(const char *file, const char *s)
+{
+	char path[64];
+	int fd, ret;
+
+	snprintf(path, sizeof(path), "/proc/self/%s", file);
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	ret = write(fd, s, strlen(s)) == (ssize_t)strlen(s) ? 0 : -1;
+	close(fd);
+	return ret;
+}
+
+/*
+ * unshare(CLONE_NEWUSER) and map uid and gid 0 inside to ours outside, as
+ * unshare --map-root-user does, so that the next level can be created too.
+ */
+static int unshare_mapped(void)
+{
+	char umap[32], gmap[32];
+
+	snprintf(umap, sizeof(umap), "0 %u 1", geteuid());
+	snprintf(gmap, sizeof(gmap), "0 %u 1", getegid());
+	if (unshare(CLONE_NEWUSER) || write_self("setgroups", "deny") ||
+	    write_self("uid_map", umap) || write_self("gid_map", gmap))
+		return -1;
+	return 0;
+}
+
+/*
+ * One iteration, in a new process: unshare 1 to 3 nested namespaces, read
+ * and write each one; exit, which destroys them.
+ */
+static void __attribute__((noreturn))
+churn_once(struct shared *sh, const struct churn_arg *a, unsigned int seed)
+{
+	int own_lo = a->own_lo, eff_hi = a->eff_hi, depth, n, level, v;
+
+	/* After setuid (the host user), /proc/self is root's otherwise. */
+	prctl(PR_SET_DUMPABLE, 1);
+	srand(seed);
+	n = 1 + rand() % 3;
+	for (depth = 1; depth <= n; depth++) {
+		if (unshare_mapped()) {
+			report(sh, "unshare at depth %d: %m", depth);
+			_exit(1);
+		}
+		count(&sh->namespaces);
+		/* A new namespace starts at its parent's effective level. */
+		level = read_now();
+		count(&sh->reads);
+		if (level < own_lo || level > eff_hi) {
+			report(sh, "new namespace reads %s, outside [%d, %d]",
+			       ret_str(level), own_lo, eff_hi);
+			_exit(1);
+		}
+		switch (rand() % 3) {
+		case 0:
+			break;
+		case 1:		/* anything, lower ones included */
+			v = own_lo - 2 + rand() % (eff_hi - own_lo + 5);
+			checked_write(sh, "churn", v, &own_lo, &eff_hi);
+			break;
+		case 2:		/* above everything: must succeed, exactly */
+			v = eff_hi + 1 + rand() % 2;
+			checked_write(sh, "churn", v, &own_lo, &eff_hi);
+			if (read_now() != v)
+				report(sh, "raised to %d, reads %s", v,
+				       ret_str(read_now()));
+			if (write_now(v - 1) != -EPERM)
+				report(sh, "lowered %d to %d", v, v - 1);
+			break;
+		}
+	}
+	_exit(0);
+}
+
+static int fn_churn(const void *arg, int in_fd, struct out *out)
+{
+	const struct churn_arg *a = arg;
+	struct shared *sh = shared_new();
+	time_t end = time(NULL) + a->secs;
+	unsigned int i = 0;
+	int running = 0, status;
+	pid_t pid;
+
+	(void)in_fd;
+	if (!sh)
+		return -ENOMEM;
+	while (time(NULL) < end && !sh->errors) {
+		while (running < a->procs) {
+			pid = fork();
+			if (pid == 0)
+				churn_once(sh, a, seed_for(i));
+			if (pid < 0) {
+				report(sh, "fork: %m");
+				break;
+			}
+			running++;
+			i++;
+		}
+		pid = wait(&status);
+		if (pid < 0)
+			break;
+		running--;
+		if (!WIFEXITED(status) || WEXITSTATUS(status))
+			if (!sh->errors)
+				report(sh, "churn child status %#x", status);
+	}
+	while (running-- > 0)
+		wait(NULL);
+	out->val[0] = sh->namespaces;
+	out->val[1] = sh->writes;
+	out->val[2] = sh->refused;
+	out->val[3] = sh->reads;
+	if (sh->errors)
+		snprintf(out->msg, sizeof(out->msg), "%d errors, first: %s",
+			 sh->errors, sh->msg);
+	return sh->errors ? -ENOTRECOVERABLE : 0;
+}
+
+struct writer_arg {
+	unsigned int secs;
+	int own;		/* own level of the namespace it writes */
+	int bound;		/* its parent's effective level is at most */
+	int hi;			/* writes values in [-1, hi] */
+	int procs;		/* concurrent writers */
+};
+
+/*
+ * Several processes of one long-lived container write random levels into it
+ * at once. Each one knows a lower bound of the level (the highest value
+ * written by anyone that it saw succeed is not known, its own are); at the
+ * end the level must be the highest value any of them wrote.
+ */
+static int fn_writer(const void *arg, int in_fd, struct out *out)
+{
+	const struct writer_arg *a = arg;
+	struct shared *sh = shared_new();
+	time_t end = time(NULL) + a->secs;
+	int p, top = a->own, own_lo, eff_hi, v, *tops;
+	pid_t pid;
+
+	(void)in_fd;
+	tops = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+		    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (!sh || tops == MAP_FAILED)
+		return -ENOMEM;
+	for (p = 0; p < a->procs; p++) {
+		pid = fork();
+		if (pid < 0)
+			return -errno;
+		if (pid)
+			continue;
+		srand(seed_for(p));
+		own_lo = a->own;
+		eff_hi = a->own > a->bound ? a->own : a->bound;
+		tops[p] = a->own;
+		while (time(NULL) < end && !sh->errors) {
+			v = -1 + rand() % (a->hi + 2);
+			/*
+			 * Others raise it too: only what this process
+			 * wrote is a lower bound, and the upper bound is
+			 * the highest value anyone may write.
+			 */
+			eff_hi = a->hi > a->bound ? a->hi : a->bound;
+			checked_write(sh, "writer", v, &own_lo, &eff_hi);
+			if (own_lo == v && v > tops[p])
+				tops[p] = v;
+			/* Leave the single vCPU to the churn too. */
+			usleep(500);
+		}
+		_exit(0);
+	}
+	while (wait(NULL) > 0)
+		;
+	for (p = 0; p < a->procs; p++)
+		if (tops[p] > top)
+			top = tops[p];
+	out->val[0] = top;
+	out->val[1] = sh->writes;
+	out->val[2] = sh->refused;
+	out->val[3] = sh->reads;
+	if (sh->errors)
+		snprintf(out->msg, sizeof(out->msg), "%d errors, first: %s",
+			 sh->errors, sh->msg);
+	return sh->errors ? -ENOTRECOVERABLE : 0;
+}
+
+static void namespace_churn_keeps_levels_consistent(void **state)
+{
+	struct fixture *f = *state;
+	unsigned int secs = seconds();
+	struct agent *c1, *n1, *c2, *host;
+	struct churn_arg in_c2 = { secs, 2, HOST_MAX, 2 };
+	struct churn_arg on_host = { secs, HOST_MIN, HOST_MAX, 2 };
+	struct writer_arg w_c1 = { secs, 2, HOST_MAX, 6, 2 };
+	struct writer_arg w_n1 = { secs, 2, 6, 9, 2 };
+	struct out o_c2, o_host, o_c1, o_n1;
+	int r_c2, r_host, r_c1, r_n1, flips = 0, level, top_c1, top_n1;
+	time_t end;
+
+	rand_init();
+	c1 = fixture_add(f, container_new());
+	n1 = fixture_add(f, nested_new(c1));
+	c2 = fixture_add(f, container_new());
+	host = fixture_add(f, agent_host());
+
+	/* The unprivileged host user churns namespaces of its own. */
+	call_start(host, AS_NOBODY, fn_churn, &on_host, sizeof(on_host));
+	call_start(c2, AS_ROOT, fn_churn, &in_c2, sizeof(in_c2));
+	call_start(c1, AS_ROOT, fn_writer, &w_c1, sizeof(w_c1));
+	call_start(n1, AS_ROOT, fn_writer, &w_n1, sizeof(w_n1));
+
+	/* The host flips its level until they are done. */
+	end = time(NULL) + secs;
+	while (time(NULL) < end) {
+		level = HOST_MIN + rand_below(HOST_MAX - HOST_MIN + 1);
+		set_host_level(level);
+		flips++;
+		usleep(2000);
+	}
+	set_host_level(2);
+
+	r_host = call_finish(host, &o_host, 120000);
+	r_c2 = call_finish(c2, &o_c2, 120000);
+	r_c1 = call_finish(c1, &o_c1, 120000);
+	r_n1 = call_finish(n1, &o_n1, 120000);
+	diag("%d host flips", flips);
+	diag("host churn: %ld namespaces, %ld writes (%ld refused), %ld reads",
+	     o_host.val[0], o_host.val[1], o_host.val[2], o_host.val[3]);
+	diag("container churn: %ld namespaces, %ld writes (%ld refused), "
+	     "%ld reads", o_c2.val[0], o_c2.val[1], o_c2.val[2],
+	     o_c2.val[3]);
+	diag("container writers: top %ld, %ld writes (%ld refused), %ld reads",
+	     o_c1.val[0], o_c1.val[1], o_c1.val[2], o_c1.val[3]);
+	diag("nested writers: top %ld, %ld writes (%ld refused), %ld reads",
+	     o_n1.val[0], o_n1.val[1], o_n1.val[2], o_n1.val[3]);
+	assert_ret(r_host, 0);
+	assert_ret(r_c2, 0);
+	assert_ret(r_c1, 0);
+	assert_ret(r_n1, 0);
+
+	/* It did work: thousands of namespaces, writes both ways. */
+	assert_true(o_host.val[0] + o_c2.val[0] >= 1000);
+	assert_true(o_c1.val[1] > 100 && o_c1.val[2] > 10);
+	assert_true(o_n1.val[1] > 100 && o_n1.val[2] > 10);
+	assert_true(flips > 100);
+
+	/* Concurrent raises end at the highest one, the host at 2 again. */
+	top_c1 = o_c1.val[0];
+	top_n1 = o_n1.val[0] > top_c1 ? o_n1.val[0] : top_c1;
+	assert_level(c1, top_c1 > 2 ? top_c1 : 2);
+	assert_level(n1, top_n1 > 2 ? top_n1 : 2);
+	assert_level(c2, 2);
+	assert_ret(host_level(), 2);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		TEST(namespace_churn_keeps_levels_consistent),
+	};
+
+	return RUN_TESTS("paranoid_stress", tests);
+}

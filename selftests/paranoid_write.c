@@ -1,0 +1,324 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * paranoid_write - who may write a namespace's level, and which values:
+ * raise only outside the initial namespace, CAP_SYS_ADMIN over the namespace
+ * to write (contract points 5 and 6).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <sched.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include <linux/capability.h>
+
+#include "perfns.h"
+
+/* Everything but CAP_SYS_ADMIN. */
+#define NO_SYS_ADMIN ((struct who){ .uid = -1, \
+				    .caps = ~CAP_BIT(CAP_SYS_ADMIN) })
+
+/* Contract 6: the root of a rootless container raises its own level. */
+static void rootless_container_root_can_raise_its_level(void **state)
+{
+	struct fixture *f = *state;
+	struct agent *c = fixture_add(f, container_new());
+
+	assert_ret(write_level(c, "3"), 0);
+	assert_level(c, 3);
+	assert_ret(write_level(c, "7"), 0);
+	assert_level(c, 7);
+	assert_ret(host_level(), 2);
+}
+
+/* Contract 6: writing the level in force again succeeds. */
+static void container_root_can_write_its_level_again(void **state)
+{
+	struct fixture *f = *state;
+	struct agent *c = fixture_add(f, container_new());
+
+	assert_ret(write_level(c, "2"), 0);
+	assert_level(c, 2);
+	set_level(c, 3);
+	assert_ret(write_level(c, "3"), 0);
+	assert_level(c, 3);
+	/* Equal to an inherited level: the host's 4. */
+	set_host_level(4);
+	assert_ret(write_level(c, "4"), 0);
+	set_host_level(2);
+	assert_level(c, 4);
+}
+
+/* Contract 6: lowering fails with EPERM and changes nothing. */
+static void container_root_cannot_lower_its_level(void **state)
+{
+	struct fixture *f = *state;
+	struct agent *c = fixture_add(f, container_new());
+
+	set_level(c, 3);
+	assert_ret(write_level(c, "2"), -EPERM);
+	assert_level(c, 3);
+	assert_ret(write_level(c, "0"), -EPERM);
+	assert_ret(write_level(c, "-1"), -EPERM);
+	assert_level(c, 3);
+	assert_ret(host_level(), 2);
+}
+
+/* Contract 6: the floor is the effective level, inherited ones included. */
+static void container_root_cannot_go_below_host_level(void **state)
+{
+	struct fixture *f = *state;
+	struct agent *c = fixture_add(f, container_new());
+
+	assert_ret(write_level(c, "1"), -EPERM);
+	set_host_level(3);
+	assert_ret(write_level(c, "2"), -EPERM);
+	assert_level(c, 3);
+	assert_ret(write_level(c, "3"), 0);
+	set_host_level(2);
+	assert_level(c, 3);
+}
+
+/* Bad input: a negative level in a container is below its floor. */
+static void container_rejects_negative_level(void **state)
+{
+	struct fixture *f = *state;
+	struct agent *c;
+
+	set_host_level(-1);
+	/* Created at -1, a container can keep -1 but not go lower. */
+	c = fixture_add(f, container_new());
+	assert_level(c, -1);
+	assert_ret(write_level(c, "-1"), 0);
+	assert_ret(write_level(c, "-2"), -EPERM);
+	assert_ret(write_level(c, "-2147483648"), -EPERM);
+	assert_level(c, -1);
+	set_host_level(2);
+	c = fixture_add(f, container_new());
+	assert_ret(write_level(c, "-1"), -EPERM);
+	assert_level(c, 2);
+}
+
+/* Contract 6: the same in a namespace nested in a container. */
+static void nested_root_cannot_lower_its_level(void **state)
+{
+	struct fixture *f = *state;
+	struct agent *c = fixture_add(f, container_new());
+	struct agent *n = fixture_add(f, nested_new(c));
+
+	set_level(n, 4);
+	assert_ret(write_level(n, "3"), -EPERM);
+	assert_ret(write_level(n, "2"), -EPERM);
+	assert_level(n, 4);
+	assert_ret(write_level(n, "4"), 0);
+	assert_ret(write_level(n, "5"), 0);
+	assert_level(n, 5);
+	assert_level(c, 2);
+}
+
+/* A nested root cannot undo the level of the container it lives in. */
+static void nested_root_cannot_go_below_its_parents_level(void **state)
+{
+	struct fixture *f = *state;
+	struct agent *c = fixture_add(f, container_new());
+	struct agent *n = fixture_add(f, nested_new(c));
+
+	set_level(c, 4);
+	assert_level(n, 4);
+	assert_ret(write_level(n, "3"), -EPERM);
+	assert_ret(write_level(n, "2"), -EPERM);
+	assert_level(n, 4);
+	assert_ret(write_level(n, "4"), 0);
+	assert_level(c, 4);
+}
+
+/* Contract 6: raising a child never changes its parent or the host. */
+static void raising_child_never_changes_parent(void **state)
+{
+	struct fixture *f = *state;
+	struct agent *c = fixture_add(f, container_new());
+	struct agent *n = fixture_add(f, nested_new(c));
+	struct agent *m = fixture_add(f, nested_new(n));
+
+	set_level(m, 6);
+	assert_level(n, 2);
+	assert_level(c, 2);
+	set_level(n, 5);
+	assert_level(c, 2);
+	assert_level(m, 6);
+	set_level(c, 3);
+	assert_ret(host_level(), 2);
+}
+
+/*
+ * A container whose root is the host's root (unshare -U -r run by root):
+ * its writes go to its own namespace, never to the host.
+ */
+static void root_mapped_container_raise_leaves_host_alone(void **state)
+{
+	struct fixture *f = *state;
+	struct agent *c = fixture_add(f, agent_userns(NULL, 0, 1));
+
+	assert_ret(write_level(c, "3"), 0);
+	assert_level(c, 3);
+	assert_ret(host_level(), 2);
+	assert_ret(write_level(c, "1"), -EPERM);
+	assert_ret(host_level(), 2);
+}
+
+/* Contract 6: the initial namespace takes any int, lower ones included. */
+static void initial_ns_accepts_any_int(void **state)
+{
+	static const int levels[] = { 4, -1, 0, 1, 3, 100, INT_MAX,
+				      INT_MIN, -5, 2 };
+	unsigned int i;
+
+	(void)state;
+	for (i = 0; i < ARRAY_SIZE(levels); i++)
+		set_host_level(levels[i]);
+}
+
+/*
+ * Contract 5: a task in the container without CAP_SYS_ADMIN cannot open the
+ * file for writing (EACCES) but can open it for reading.
+ */
+static void container_task_without_cap_sys_admin_cannot_write(void **state)
+{
+	struct fixture *f = *state;
+	struct agent *c = fixture_add(f, container_new());
+	int fd;
+
+	set_level(c, 3);
+	assert_ret(write_level_as(c, NO_SYS_ADMIN, "4"), OPEN_ERR(EACCES));
+	assert_ret(open_level_as(c, NO_SYS_ADMIN, O_RDWR, &fd),
+		   -EACCES);
+	assert_level(c, 3);
+	assert_ret(host_level(), 2);
+}
+
+static void container_task_without_cap_sys_admin_can_read(void **state)
+{
+	struct fixture *f = *state;
+	struct agent *c = fixture_add(f, container_new());
+
+	set_level(c, 3);
+	assert_ret(read_level_as(c, NO_SYS_ADMIN), 3);
+	set_level(c, 4);
+	assert_ret(read_level_as(c, NO_SYS_ADMIN), 4);
+}
+
+/* Contract 5: a non-root user of the container can read, not write. */
+static void container_unprivileged_user_can_read_not_write(void **state)
+{
+	struct fixture *f = *state;
+	struct agent *c = fixture_add(f, container_new());
+	struct who user = { .uid = 1000, .caps = 0 };
+
+	set_level(c, 3);
+	assert_ret(write_level_as(c, user, "4"), OPEN_ERR(EACCES));
+	assert_ret(read_level_as(c, user), 3);
+	assert_level(c, 3);
+}
+
+/* Contract 5: host uid 0 without CAP_SYS_ADMIN cannot change the host. */
+static void host_root_without_cap_sys_admin_cannot_change_host_level(
+	void **state)
+{
+	(void)state;
+	assert_ret(write_level_as(NULL, NO_SYS_ADMIN, "3"), OPEN_ERR(EACCES));
+	assert_ret(write_level_as(NULL, NO_SYS_ADMIN, "1"), OPEN_ERR(EACCES));
+	assert_ret(host_level(), 2);
+	/* It can still read, and root with the capability can write. */
+	assert_ret(read_level_as(NULL, NO_SYS_ADMIN), 2);
+	assert_ret(write_level_as(NULL, AS_ROOT, "3"), 0);
+	assert_ret(read_level_as(NULL, NO_SYS_ADMIN), 3);
+}
+
+static void unprivileged_host_user_cannot_change_host_level(void **state)
+{
+	(void)state;
+	assert_ret(write_level_as(NULL, AS_NOBODY, "3"), OPEN_ERR(EACCES));
+	assert_ret(read_level_as(NULL, AS_NOBODY), 2);
+	assert_ret(host_level(), 2);
+}
+
+/*
+ * setns() into @in_fd, then write ->first and ->second by fresh opens; the
+ * results go to val[0] and val[1], the level read afterwards to val[2].
+ */
+struct setns_writes {
+	char first[16], second[16];
+};
+
+static int fn_setns_write(const void *arg, int in_fd, struct out *out)
+{
+	const struct setns_writes *w = arg;
+	int fd, i;
+
+	if (setns(in_fd, CLONE_NEWUSER)) {
+		snprintf(out->msg, sizeof(out->msg), "setns: %m");
+		return -ENOTRECOVERABLE;
+	}
+	for (i = 0; i < 2; i++) {
+		fd = open(PARANOID_PATH, O_WRONLY | O_CLOEXEC);
+		if (fd < 0) {
+			out->val[i] = OPEN_ERR(errno);
+			continue;
+		}
+		out->val[i] = write_level_fd(fd, i ? w->second : w->first);
+		close(fd);
+	}
+	fd = open(PARANOID_PATH, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return OPEN_ERR(errno);
+	out->val[2] = read_level_fd(fd);
+	close(fd);
+	return 0;
+}
+
+/*
+ * Contract 5/6: a runtime on the host (root, CAP_SYS_ADMIN in the initial
+ * namespace) that setns() into the container's user namespace writes the
+ * container's level: it can raise it and still cannot lower it.
+ */
+static void host_runtime_in_container_can_raise_not_lower(void **state)
+{
+	struct fixture *f = *state;
+	struct agent *c = fixture_add(f, container_new());
+	struct setns_writes w = { "4", "3" };
+	struct out out;
+	int nsfd = fixture_fd(f, agent_userns_fd(c));
+
+	assert_ret(call_as(NULL, AS_ROOT, fn_setns_write, &w, sizeof(w), nsfd,
+			   &out), 0);
+	assert_ret(out.val[0], 0);
+	assert_ret(out.val[1], -EPERM);
+	assert_ret(out.val[2], 4);
+	assert_level(c, 4);
+	assert_ret(host_level(), 2);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		TEST(rootless_container_root_can_raise_its_level),
+		TEST(container_root_can_write_its_level_again),
+		TEST(container_root_cannot_lower_its_level),
+		TEST(container_root_cannot_go_below_host_level),
+		TEST(container_rejects_negative_level),
+		TEST(nested_root_cannot_lower_its_level),
+		TEST(nested_root_cannot_go_below_its_parents_level),
+		TEST(raising_child_never_changes_parent),
+		TEST(root_mapped_container_raise_leaves_host_alone),
+		TEST(initial_ns_accepts_any_int),
+		TEST(container_task_without_cap_sys_admin_cannot_write),
+		TEST(container_task_without_cap_sys_admin_can_read),
+		TEST(container_unprivileged_user_can_read_not_write),
+		TEST(host_root_without_cap_sys_admin_cannot_change_host_level),
+		TEST(unprivileged_host_user_cannot_change_host_level),
+		TEST(host_runtime_in_container_can_raise_not_lower),
+	};
+
+	return RUN_TESTS("paranoid_write", tests);
+}

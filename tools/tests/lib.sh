@@ -1,0 +1,225 @@
+# SPDX-License-Identifier: GPL-2.0
+# tools/tests/lib.sh - sourced by tools/tests/run and run-baseline.
+#
+# TAP lines "ok N - name" / "not ok N - name", diagnostics as "# ...", and
+# at the end "STAGE: N passed, M failed[, K skipped]".
+
+export LC_ALL=C HOME=/tmp
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+top=$(cd "$here/../.." && pwd)
+P=${PERFNS_BIN:-$top/build/bin/perfns}
+FILE=/proc/sys/kernel/perf_event_paranoid
+PY=/usr/bin/python3
+TEST_UID=${TEST_UID:-1000}
+as_user=(setpriv --reuid="$TEST_UID" --regid="$TEST_UID" --clear-groups --)
+# root without CAP_SYS_ADMIN, but with CAP_SYS_PTRACE: it sees every
+# namespace, and may enter only those that uid 0 owns.
+no_admin=(setpriv --bounding-set=-sys_admin --)
+
+n=0 passed=0 failed=0 skipped=0
+pids=()
+
+# These tests write perf_event_paranoid: only ever in the QEMU guest.
+guard_guest() {
+	if ! grep -q 'vmrun\.job=' /proc/cmdline 2>/dev/null ||
+	   [ "$(id -u)" != 0 ]; then
+		echo "$0: runs as root inside the guest only:" \
+		     "vm/run -- $0" >&2
+		exit 2
+	fi
+	if [ ! -x "$P" ]; then
+		echo "$0: no perfns binary at $P (make -C tools)" >&2
+		exit 2
+	fi
+}
+
+cleanup() {
+	local p
+	for p in "${pids[@]}"; do
+		kill "$p" 2>/dev/null
+	done
+	wait 2>/dev/null
+	rm -rf "$T"
+}
+trap cleanup EXIT
+
+# Command output goes through files in $T; read back without a fork: every
+# process costs under TCG.
+T=$(mktemp -d /tmp/perfns-tests.XXXXXX)
+
+slurp() { # VAR FILE: FILE's text without trailing newlines, like $(cat)
+	local -n var=$1
+	IFS= read -r -d '' var <"$2"
+	while [[ $var == *$'\n' ]]; do
+		var=${var%$'\n'}
+	done
+}
+
+# run CMD...: OUT, ERR and RC of CMD
+run() {
+	"$@" >"$T/out" 2>"$T/err" </dev/null
+	RC=$?
+	slurp OUT "$T/out"
+	slurp ERR "$T/err"
+}
+
+# runin INPUT CMD...: run with INPUT on stdin
+runin() {
+	local in=$1
+	shift
+	printf '%s' "$in" >"$T/in"
+	"$@" <"$T/in" >"$T/out" 2>"$T/err"
+	RC=$?
+	slurp OUT "$T/out"
+	slurp ERR "$T/err"
+}
+
+pass() {
+	n=$((n + 1)) passed=$((passed + 1))
+	echo "ok $n - $1"
+}
+
+fail() {
+	n=$((n + 1)) failed=$((failed + 1))
+	echo "not ok $n - $1"
+	shift
+	[ $# -eq 0 ] || printf '#   %s\n' "$@"
+	printf '#   exit status %s\n' "${RC:-?}"
+	[ -z "${OUT:-}" ] || printf '#   stdout: %s\n' "${OUT//$'\n'/$'\n#           '}"
+	[ -z "${ERR:-}" ] || printf '#   stderr: %s\n' "${ERR//$'\n'/$'\n#           '}"
+}
+
+skip() {
+	n=$((n + 1)) skipped=$((skipped + 1))
+	echo "ok $n - $1 # SKIP $2"
+}
+
+# tcase NAME RC OUT_RE ERR_RE CMD...: run CMD and check its exit status,
+# stdout and stderr against extended regular expressions matched on the
+# whole text ('' means: must be empty, '*' means: anything).
+tcase() {
+	local name=$1 rc=$2 ore=$3 ere=$4
+	shift 4
+	run "$@"
+	check_last "$name" "$rc" "$ore" "$ere"
+}
+
+# tcasein NAME INPUT RC OUT_RE ERR_RE CMD...: the same, INPUT on stdin
+tcasein() {
+	local name=$1 in=$2 rc=$3 ore=$4 ere=$5
+	shift 5
+	runin "$in" "$@"
+	check_last "$name" "$rc" "$ore" "$ere"
+}
+
+matches() { # TEXT RE
+	case $2 in
+	'*') return 0 ;;
+	'') [ -z "$1" ] ;;
+	*) [[ $1 =~ $2 ]] ;;
+	esac
+}
+
+check_last() {
+	local name=$1 rc=$2 ore=$3 ere=$4
+	if [ "$rc" != '*' ] && [ "$RC" != "$rc" ]; then
+		fail "$name" "expected exit status $rc"
+	elif ! matches "$OUT" "$ore"; then
+		fail "$name" "stdout does not match: $ore"
+	elif ! matches "$ERR" "$ere"; then
+		fail "$name" "stderr does not match: $ere"
+	else
+		pass "$name"
+	fi
+}
+
+# ok_if NAME CMD...: passes when CMD succeeds (OUT/ERR/RC kept for diags)
+ok_if() {
+	local name=$1
+	shift
+	if "$@"; then
+		pass "$name"
+	else
+		fail "$name" "failed: $*"
+	fi
+}
+
+# qre TEXT: TEXT as an extended regular expression matching itself
+qre() {
+	local s=$1 out= c i
+	for ((i = 0; i < ${#s}; i++)); do
+		c=${s:i:1}
+		case $c in
+		[][\\.*^\$+?\(\)\{\}\|]) out+="\\$c" ;;
+		*) out+=$c ;;
+		esac
+	done
+	printf '%s' "$out"
+}
+
+userns_of() { readlink "/proc/$1/ns/user" 2>/dev/null; }
+
+# spawn CMD...: start CMD in the background; SPAWNED is its pid once it is
+# in a user namespace other than ours and has exec'ed sleep.
+spawn() {
+	local me i
+	me=$(userns_of $$)
+	"$@" </dev/null >/dev/null 2>&1 &
+	SPAWNED=$!
+	pids+=("$SPAWNED")
+	for i in $(seq 200); do
+		if [ "$(userns_of "$SPAWNED")" != "$me" ] &&
+		   [ "$(cat "/proc/$SPAWNED/comm" 2>/dev/null)" = sleep ]; then
+			return 0
+		fi
+		sleep 0.05
+	done
+	echo "# spawn: $* did not start" >&2
+	return 1
+}
+
+# pid_of PATTERN: the newest process whose command line matches
+pid_of() {
+	local i p
+	for i in $(seq 200); do
+		p=$(pgrep -n -f "$1") && [ "$(cat "/proc/$p/comm" 2>/dev/null)" = sleep ] &&
+			{ pids+=("$p"); echo "$p"; return 0; }
+		sleep 0.05
+	done
+	return 1
+}
+
+# A Python one-off on the JSON in $OUT: JSON_CHECK holds Python that sees
+# the parsed document as 'doc' and must not raise.
+json_ok() {
+	PYCODE=$1 "$PY" -c '
+import json, os, sys
+doc = json.loads(sys.stdin.read())
+def walk(nodes):
+    for n in nodes:
+        yield n
+        yield from walk(n["children"])
+def by_pid(pid):
+    for n in walk(doc["namespaces"]):
+        if any(p["pid"] == pid for p in n["processes"]):
+            return n
+    raise SystemExit("no namespace with pid %d" % pid)
+def by_id(i):
+    for n in walk(doc["namespaces"]):
+        if n["id"] == i:
+            return n
+    raise SystemExit("no namespace %d" % i)
+exec(os.environ["PYCODE"])
+' <<<"$OUT"
+}
+
+ns_id() { userns_of "$1" | tr -dc 0-9; }
+
+finish() {
+	local stage=$1 line
+	echo "1..$n"
+	line="$stage: $passed passed, $failed failed"
+	[ "$skipped" = 0 ] || line+=", $skipped skipped"
+	echo "$line"
+	[ "$failed" = 0 ]
+}
