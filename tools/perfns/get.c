@@ -66,7 +66,7 @@ int cmd_get(int argc, char **argv)
 
 	printf("%d\n", res.level);
 	if (res.global)
-		msg("note: this kernel has no per-namespace "
-		    "perf_event_paranoid; %d is the global level", res.level);
+		msg("note: this kernel has no per-namespace perf_event_paranoid; %d is the global level",
+		    res.level);
 	return EXIT_OK;
 }

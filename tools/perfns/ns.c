@@ -350,11 +350,11 @@ int report_level_error(const struct userns *ns, const struct lvl_result *res,
 		break;
 	case LVL_OPEN:
 		if (res->write && (res->err == EACCES || res->err == EPERM))
-			msg("need CAP_SYS_ADMIN over %s%s (cannot open %s for "
-			    "writing: %s)", art, what, PARANOID_PATH, err);
+			msg("need CAP_SYS_ADMIN over %s%s (cannot open %s for writing: %s)",
+			    art, what, PARANOID_PATH, err);
 		else if (res->err == ENOENT)
-			msg("%s has no %s: is /proc mounted, are perf events "
-			    "enabled in this kernel?", what, PARANOID_PATH);
+			msg("%s has no %s: is /proc mounted, are perf events enabled in this kernel?",
+			    what, PARANOID_PATH);
 		else
 			msg("cannot open %s in %s%s: %s", PARANOID_PATH, art,
 			    what, err);
@@ -365,8 +365,7 @@ int report_level_error(const struct userns *ns, const struct lvl_result *res,
 	case LVL_WRITE:
 		if (res->err == EPERM && res->have_level &&
 		    wanted < res->level)
-			msg("%s is at %d; a namespace's level can only be "
-			    "raised", what, res->level);
+			msg("%s is at %d; a namespace's level can only be raised", what, res->level);
 		else if (res->err == EPERM || res->err == EACCES)
 			msg("need CAP_SYS_ADMIN over %s%s (write: %s)", art,
 			    what, err);
@@ -378,9 +377,8 @@ int report_level_error(const struct userns *ns, const struct lvl_result *res,
 		msg("%s", NOT_PER_NS_MSG);
 		break;
 	case LVL_UNSURE:
-		msg("cannot tell whether this kernel has a per-namespace "
-		    "perf_event_paranoid (making a user namespace to check "
-		    "failed: %s); refusing to change it", err);
+		msg("cannot tell whether this kernel has a per-namespace perf_event_paranoid (making a user namespace to check failed: %s); refusing to change it",
+		    err);
 		break;
 	case LVL_INTERNAL:
 		msg("cannot reach %s%s: %s", art, what, err);

@@ -43,8 +43,8 @@ static int read_state(FILE *f, pid_t *pid, char *id, size_t idlen)
 
 	state = json_loadf(f, 0, &jerr);
 	if (!state) {
-		msg("malformed container state on stdin: %s (line %d, "
-		    "column %d)", jerr.text, jerr.line, jerr.column);
+		msg("malformed container state on stdin: %s (line %d, column %d)",
+		    jerr.text, jerr.line, jerr.column);
 		return -1;
 	}
 	if (!json_is_object(state)) {
@@ -56,8 +56,8 @@ static int read_state(FILE *f, pid_t *pid, char *id, size_t idlen)
 		 json_string_value(v) : "");
 	v = json_object_get(state, "pid");
 	if (!v) {
-		msg("the container state has no pid%s%s: is this hook run "
-		    "at createRuntime or prestart?", *id ? " for " : "", id);
+		msg("the container state has no pid%s%s: is this hook run at createRuntime or prestart?",
+		    *id ? " for " : "", id);
 		goto bad;
 	}
 	p = json_is_integer(v) ? json_integer_value(v) : 0;
@@ -124,10 +124,8 @@ int cmd_oci_hook(int argc, char **argv)
 			 "user namespace of pid %d (container %s)",
 			 (int)pid, id);
 	if (userns_is_self(&ns)) {
-		msg("container %s (pid %d) has no user namespace of its own: "
-		    "it shares the hook's (%lu), and raising that would raise "
-		    "the host's level; refusing", *id ? id : "?", (int)pid,
-		    (unsigned long)ns.ino);
+		msg("container %s (pid %d) has no user namespace of its own: it shares the hook's (%lu), and raising that would raise the host's level; refusing",
+		    *id ? id : "?", (int)pid, (unsigned long)ns.ino);
 		userns_close(&ns);
 		return EXIT_FAIL;
 	}

@@ -13,6 +13,8 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+
 #define PARANOID_PATH	"/proc/sys/kernel/perf_event_paranoid"
 
 /* Exit statuses of every subcommand. */

@@ -291,9 +291,8 @@ int cmd_run(int argc, char **argv)
 		case 'r':
 		case 'c':
 			if (map != MAP_NONE)
-				return usage_error("run", "--map-root-user and "
-						   "--map-current-user exclude "
-						   "each other");
+				return usage_error("run",
+						   "--map-root-user and --map-current-user exclude each other");
 			map = c == 'r' ? MAP_ROOT : MAP_CURRENT;
 			break;
 		case OPT_MAP_AUTO:
@@ -358,8 +357,7 @@ int cmd_run(int argc, char **argv)
 	}
 	if (mapper > 0) {
 		if (finish_mapper(mapper, go, true)) {
-			msg("cannot map subordinate ids into the new user "
-			    "namespace");
+			msg("cannot map subordinate ids into the new user namespace");
 			return EXIT_FAIL;
 		}
 	} else if (map != MAP_NONE) {
@@ -371,8 +369,8 @@ int cmd_run(int argc, char **argv)
 	close(hostfd);
 	if (res.stage == LVL_WRITE && res.err == EPERM && res.have_level &&
 	    level < res.level) {
-		msg("the new user namespace inherits level %d from yours; a "
-		    "namespace's level can only be raised", res.level);
+		msg("the new user namespace inherits level %d from yours; a namespace's level can only be raised",
+		    res.level);
 		return EXIT_FAIL;
 	}
 	if (res.stage != LVL_OK) {

@@ -448,15 +448,12 @@ int cmd_tree(int argc, char **argv)
 		ret = print_json(&f, roots, nroots, per_ns);
 	} else {
 		if (!per_ns)
-			printf("note: this kernel has no per-namespace "
-			       "perf_event_paranoid: every level is the "
-			       "global one\n");
+			printf("note: this kernel has no per-namespace perf_event_paranoid: every level is the global one\n");
 		for (i = 0; i < nroots; i++)
 			print_node(&f, roots[i], "", true, true);
 		if (f.hidden)
-			printf("(%u process%s not shown: no access to %s user "
-			       "namespace)\n", f.hidden,
-			       f.hidden == 1 ? "" : "es",
+			printf("(%u process%s not shown: no access to %s user namespace)\n",
+			       f.hidden, f.hidden == 1 ? "" : "es",
 			       f.hidden == 1 ? "its" : "their");
 		ret = fflush(stdout) ? EXIT_FAIL : EXIT_OK;
 	}

@@ -73,8 +73,9 @@ int parse_pid(const char *s, pid_t *out)
 int parse_level_arg(const char *cmd, const char *s, int *level)
 {
 	if (parse_int(s, level))
-		return usage_error(cmd, "level '%s' is not an integer "
-				   "(-1 to 3, or any int for the host)", s);
+		return usage_error(cmd,
+				   "level '%s' is not an integer (-1 to 3, or any int for the host)",
+				   s);
 	return 0;
 }
 
