@@ -267,7 +267,8 @@ static int bad_input_setup(void **state)
 #define BAD_AT(s, off)	{ s, off, -EINVAL }
 #define LOWER(s)	{ s, 0, -EPERM }
 
-INPUT_TEST(letters, false, BAD("abc"), BAD("x"), BAD("two\n"), BAD("0x3"));
+INPUT_TEST(letters, false, BAD("abc"), BAD("x"), BAD("two\n"), BAD("e3"),
+	   BAD("+3"), BAD("08"), BAD("0x"));
 INPUT_TEST(overflow, false, BAD("99999999999"), BAD("2147483648"),
 	   BAD("-2147483649"), BAD("18446744073709551619"));
 INPUT_TEST(trailing, false, BAD("3abc"), BAD("3 4"), BAD("3\n4\n"),
@@ -275,7 +276,7 @@ INPUT_TEST(trailing, false, BAD("3abc"), BAD("3 4"), BAD("3\n4\n"),
 INPUT_TEST(empty, false, BAD(""), BAD("\n"), BAD("   "), BAD("-"));
 INPUT_TEST(offset, false, BAD_AT("3", 1), BAD_AT("1", 2), BAD_AT("3", 100));
 INPUT_TEST(c_letters, true, BAD("abc"), BAD("x"), BAD("four\n"),
-	   BAD("0x4"));
+	   BAD("e4"), BAD("+4"), BAD("09"));
 INPUT_TEST(c_overflow, true, BAD("99999999999"), BAD("2147483648"),
 	   BAD("-2147483649"));
 INPUT_TEST(c_trailing, true, BAD("4abc"), BAD("4 5"), BAD("4\n5\n"),
@@ -285,7 +286,7 @@ INPUT_TEST(c_offset, true, BAD_AT("4", 1), BAD_AT("5", 3));
 INPUT_TEST(c_below_floor, true, LOWER("-1"), LOWER("2"),
 	   LOWER("-2147483648"), LOWER(" 1\n"));
 
-/* A newline or surrounding blanks, as echo and sysctl write, are fine. */
+/* A newline and surrounding blanks, as echo and sysctl write, are fine. */
 static void level_with_newline_and_blanks_accepted(void **state)
 {
 	struct fixture *f = *state;
@@ -299,6 +300,33 @@ static void level_with_newline_and_blanks_accepted(void **state)
 	assert_ret(host_level(), 3);
 	assert_ret(write_level(NULL, "\t1\n"), 0);
 	assert_ret(host_level(), 1);
+	/* However many blanks, as proc_dointvec() always took. */
+	assert_ret(write_level(c, "                              5\n"), 0);
+	assert_level(c, 5);
+}
+
+/*
+ * The format is proc_dointvec()'s, as before the series: base 0, so "0x3"
+ * is 3 and "010" is 8 ("08" is not a number).
+ */
+static void proc_dointvec_number_formats_keep_their_meaning(void **state)
+{
+	struct fixture *f = *state;
+	struct agent *c = fixture_add(f, container_new());
+
+	assert_ret(write_level(NULL, "0x3"), 0);
+	assert_ret(host_level(), 3);
+	assert_ret(write_level(NULL, "010\n"), 0);
+	assert_ret(host_level(), 8);
+	assert_ret(write_level(NULL, "-0x1"), 0);
+	assert_ret(host_level(), -1);
+	set_host_level(2);
+	assert_ret(write_level(c, "0x4"), 0);
+	assert_level(c, 4);
+	assert_ret(write_level(c, " 011\n"), 0);
+	assert_level(c, 9);
+	assert_ret(write_level(c, "0x8"), -EPERM);
+	assert_level(c, 9);
 }
 
 #define INPUT(tname, t)							\
@@ -330,6 +358,7 @@ int main(void)
 		INPUT("container_rejects_levels_below_its_floor",
 		      c_below_floor),
 		TEST(level_with_newline_and_blanks_accepted),
+		TEST(proc_dointvec_number_formats_keep_their_meaning),
 	};
 
 	return RUN_TESTS("paranoid_fd", tests);

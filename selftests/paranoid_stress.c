@@ -6,10 +6,13 @@
  * contract says, and no level read may leave the bounds the contract gives,
  * whatever the interleaving.
  *
- * PERFNS_STRESS_SECONDS sets the length (default 20), PERFNS_SEED the seed.
+ * PERFNS_STRESS_SECONDS sets the length (default 20; on a slow kernel the
+ * churn goes on until it made 1000 namespaces, at most 6 times as long),
+ * PERFNS_SEED the seed.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -132,6 +135,8 @@ struct churn_arg {
 	unsigned int secs;
 	int own_lo, eff_hi;	/* the bounds of the namespace it runs in */
 	int procs;		/* concurrent churning processes */
+	long min_ns;		/* go on after secs until this many... */
+	unsigned int max_secs;	/* ...but no longer than this */
 };
 
 static int write_self(const char *file, const char *s)
@@ -216,7 +221,8 @@ static int fn_churn(const void *arg, int in_fd, struct out *out)
 {
 	const struct churn_arg *a = arg;
 	struct shared *sh = shared_new();
-	time_t end = time(NULL) + a->secs;
+	time_t start = time(NULL), end = start + a->secs;
+	time_t last = start + a->max_secs;
 	unsigned int i = 0;
 	int running = 0, status;
 	pid_t pid;
@@ -224,7 +230,9 @@ static int fn_churn(const void *arg, int in_fd, struct out *out)
 	(void)in_fd;
 	if (!sh)
 		return -ENOMEM;
-	while (time(NULL) < end && !sh->errors) {
+	while ((time(NULL) < end ||
+		(sh->namespaces < a->min_ns && time(NULL) < last)) &&
+	       !sh->errors) {
 		while (running < a->procs) {
 			pid = fork();
 			if (pid == 0)
@@ -324,13 +332,22 @@ static int fn_writer(const void *arg, int in_fd, struct out *out)
 	return sh->errors ? -ENOTRECOVERABLE : 0;
 }
 
+/* Has the agent answered its call? */
+static bool replied(struct agent *a)
+{
+	struct pollfd pfd = { .fd = a->sock, .events = POLLIN };
+
+	return poll(&pfd, 1, 0) > 0;
+}
+
 static void namespace_churn_keeps_levels_consistent(void **state)
 {
 	struct fixture *f = *state;
 	unsigned int secs = seconds();
 	struct agent *c1, *n1, *c2, *host;
-	struct churn_arg in_c2 = { secs, 2, HOST_MAX, 2 };
-	struct churn_arg on_host = { secs, HOST_MIN, HOST_MAX, 2 };
+	struct churn_arg in_c2 = { secs, 2, HOST_MAX, 2, 500, 6 * secs };
+	struct churn_arg on_host = { secs, HOST_MIN, HOST_MAX, 2, 500,
+				     6 * secs };
 	struct writer_arg w_c1 = { secs, 2, HOST_MAX, 6, 2 };
 	struct writer_arg w_n1 = { secs, 2, 6, 9, 2 };
 	struct out o_c2, o_host, o_c1, o_n1;
@@ -349,9 +366,9 @@ static void namespace_churn_keeps_levels_consistent(void **state)
 	call_start(c1, AS_ROOT, fn_writer, &w_c1, sizeof(w_c1));
 	call_start(n1, AS_ROOT, fn_writer, &w_n1, sizeof(w_n1));
 
-	/* The host flips its level until they are done. */
+	/* The host flips its level until they are all done. */
 	end = time(NULL) + secs;
-	while (time(NULL) < end) {
+	while (time(NULL) < end || !replied(host) || !replied(c2)) {
 		level = HOST_MIN + rand_below(HOST_MAX - HOST_MIN + 1);
 		set_host_level(level);
 		flips++;

@@ -221,6 +221,19 @@ static void container_unprivileged_user_can_read_not_write(void **state)
 	assert_level(c, 3);
 }
 
+/* Contract 5: in a container too, CAP_SYS_ADMIN decides, not uid 0. */
+static void container_user_with_only_cap_sys_admin_can_raise(void **state)
+{
+	struct fixture *f = *state;
+	struct agent *c = fixture_add(f, container_new());
+	struct who admin = { .uid = 1000, .caps = CAP_BIT(CAP_SYS_ADMIN) };
+
+	assert_ret(write_level_as(c, admin, "3"), 0);
+	assert_level(c, 3);
+	assert_ret(write_level_as(c, admin, "2"), -EPERM);
+	assert_ret(host_level(), 2);
+}
+
 /* Contract 5: host uid 0 without CAP_SYS_ADMIN cannot change the host. */
 static void host_root_without_cap_sys_admin_cannot_change_host_level(
 	void **state)
@@ -233,6 +246,19 @@ static void host_root_without_cap_sys_admin_cannot_change_host_level(
 	assert_ret(read_level_as(NULL, NO_SYS_ADMIN), 2);
 	assert_ret(write_level_as(NULL, AS_ROOT, "3"), 0);
 	assert_ret(read_level_as(NULL, NO_SYS_ADMIN), 3);
+}
+
+/* Contract 5: the capability decides, not uid 0: 65534 with it can write. */
+static void host_user_with_only_cap_sys_admin_can_change_host_level(
+	void **state)
+{
+	struct who admin = { .uid = NOBODY, .caps = CAP_BIT(CAP_SYS_ADMIN) };
+
+	(void)state;
+	assert_ret(write_level_as(NULL, admin, "3"), 0);
+	assert_ret(host_level(), 3);
+	assert_ret(write_level_as(NULL, admin, "1"), 0);
+	assert_ret(host_level(), 1);
 }
 
 static void unprivileged_host_user_cannot_change_host_level(void **state)
@@ -315,7 +341,9 @@ int main(void)
 		TEST(container_task_without_cap_sys_admin_cannot_write),
 		TEST(container_task_without_cap_sys_admin_can_read),
 		TEST(container_unprivileged_user_can_read_not_write),
+		TEST(container_user_with_only_cap_sys_admin_can_raise),
 		TEST(host_root_without_cap_sys_admin_cannot_change_host_level),
+		TEST(host_user_with_only_cap_sys_admin_can_change_host_level),
 		TEST(unprivileged_host_user_cannot_change_host_level),
 		TEST(host_runtime_in_container_can_raise_not_lower),
 	};

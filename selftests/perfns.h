@@ -50,7 +50,7 @@
 
 /* Who runs a call: a uid in the caller's namespace and the caps it keeps. */
 struct who {
-	int uid;		/* -1: the agent's own uid (0 in its namespace) */
+	int uid;		/* -1: the agent's own (0 in its namespace) */
 	/* Kept in the effective, permitted and bounding sets; CAPS_ALL: all. */
 	uint64_t caps;
 };

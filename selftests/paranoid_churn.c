@@ -1,0 +1,143 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * paranoid_churn - create and destroy user namespaces, touching the level
+ * of each, for selftests/kmemleak-check. Not a cmocka test.
+ *
+ *   paranoid_churn N
+ *
+ * Each of N iterations forks a process that unshares a user namespace
+ * (mapping its uid as unshare -r does), reads and raises its level, nests a
+ * second one and raises that, and exits. Every tenth one first sends a
+ * descriptor of its file to this process, which closes it only after the
+ * namespace is gone. Prints "paranoid_churn: N namespaces, M errors" and
+ * exits non-zero on any error.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define PARANOID_PATH "/proc/sys/kernel/perf_event_paranoid"
+
+static int write_str(const char *path, const char *s)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC), ret;
+
+	if (fd < 0)
+		return -errno;
+	ret = write(fd, s, strlen(s)) == (ssize_t)strlen(s) ? 0 : -errno;
+	close(fd);
+	return ret;
+}
+
+static int unshare_mapped(void)
+{
+	char umap[32], gmap[32];
+
+	snprintf(umap, sizeof(umap), "0 %u 1", geteuid());
+	snprintf(gmap, sizeof(gmap), "0 %u 1", getegid());
+	if (unshare(CLONE_NEWUSER) ||
+	    write_str("/proc/self/setgroups", "deny") ||
+	    write_str("/proc/self/uid_map", umap) ||
+	    write_str("/proc/self/gid_map", gmap))
+		return -1;
+	return 0;
+}
+
+static int send_fd(int sock, int fd)
+{
+	char buf[CMSG_SPACE(sizeof(int))] = { 0 }, c = 'x';
+	struct iovec iov = { .iov_base = &c, .iov_len = 1 };
+	struct msghdr msg = {
+		.msg_iov = &iov, .msg_iovlen = 1,
+		.msg_control = buf, .msg_controllen = sizeof(buf),
+	};
+	struct cmsghdr *cmsg = CMSG_FIRSTHDR(&msg);
+
+	cmsg->cmsg_level = SOL_SOCKET;
+	cmsg->cmsg_type = SCM_RIGHTS;
+	cmsg->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(cmsg), &fd, sizeof(int));
+	return sendmsg(sock, &msg, 0) == 1 ? 0 : -1;
+}
+
+static int recv_fd(int sock)
+{
+	char buf[CMSG_SPACE(sizeof(int))], c;
+	struct iovec iov = { .iov_base = &c, .iov_len = 1 };
+	struct msghdr msg = {
+		.msg_iov = &iov, .msg_iovlen = 1,
+		.msg_control = buf, .msg_controllen = sizeof(buf),
+	};
+	struct cmsghdr *cmsg;
+	int fd = -1;
+
+	if (recvmsg(sock, &msg, MSG_CMSG_CLOEXEC) != 1)
+		return -1;
+	cmsg = CMSG_FIRSTHDR(&msg);
+	if (cmsg && cmsg->cmsg_type == SCM_RIGHTS)
+		memcpy(&fd, CMSG_DATA(cmsg), sizeof(int));
+	return fd;
+}
+
+static void __attribute__((noreturn)) child(int sock, int pass)
+{
+	char buf[16];
+	int fd;
+
+	if (unshare_mapped() || write_str(PARANOID_PATH, "3"))
+		_exit(1);
+	fd = open(PARANOID_PATH, O_RDWR | O_CLOEXEC);
+	if (fd < 0 || read(fd, buf, sizeof(buf)) <= 0 || buf[0] != '3')
+		_exit(2);
+	if (pass && send_fd(sock, fd))
+		_exit(3);
+	close(fd);
+	if (unshare_mapped() || write_str(PARANOID_PATH, "4") ||
+	    write_str(PARANOID_PATH, "2") != -EPERM)
+		_exit(4);
+	_exit(0);
+}
+
+int main(int argc, char **argv)
+{
+	long n = argc > 1 ? atol(argv[1]) : 1000, i, errors = 0;
+	int sv[2], status, fd;
+	char buf[16];
+	pid_t pid;
+
+	if (socketpair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0, sv))
+		return 1;
+	for (i = 0; i < n; i++) {
+		pid = fork();
+		if (pid < 0) {
+			errors++;
+			break;
+		}
+		if (pid == 0)
+			child(sv[1], i % 10 == 0);
+		fd = i % 10 == 0 ? recv_fd(sv[0]) : -1;
+		if (waitpid(pid, &status, 0) != pid || status) {
+			if (errors++ < 5)
+				fprintf(stderr, "# iteration %ld: status %#x\n",
+					i, status);
+		}
+		/* The child is gone, its namespace lives on in the file. */
+		if (i % 10 == 0 && (fd < 0 || pread(fd, buf, sizeof(buf), 0)
+						 <= 0 || buf[0] != '3')) {
+			if (errors++ < 5)
+				fprintf(stderr, "# iteration %ld: descriptor\n",
+					i);
+		}
+		if (fd >= 0)
+			close(fd);
+	}
+	printf("paranoid_churn: %ld namespaces, %ld errors\n", 2 * i, errors);
+	return errors ? 1 : 0;
+}
