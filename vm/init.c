@@ -37,7 +37,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#define DEFAULT_PATH "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+#define DEFAULT_PATH \
+	"/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 
 static int out_fd = -1, err_fd = -1;
 
@@ -108,7 +109,11 @@ static char *slurp(const char *dir, const char *name, size_t *len)
 		die("vm/init: cannot read %s: %s", path, strerror(errno));
 	while ((n = read(fd, buf + size, cap - size)) > 0) {
 		size += n;
-		if (size == cap && !(buf = realloc(buf, (cap *= 2) + 1)))
+		if (size < cap)
+			continue;
+		cap *= 2;
+		buf = realloc(buf, cap + 1);
+		if (!buf)
 			die("vm/init: out of memory");
 	}
 	if (n < 0)
@@ -193,10 +198,10 @@ int main(void)
 		 NULL, 0);
 	do_mount("devtmpfs", "/dev", "devtmpfs", MS_NOSUID, "mode=0755", 0);
 	/* Keep fds 0-2 taken, so that the ttys opened below land above them. */
-	while ((fd = open("/dev/null", O_RDWR)) >= 0 && fd <= 2)
-		;
-	if (fd > 2)
-		close(fd);
+	do {
+		fd = open("/dev/null", O_RDWR);
+	} while (fd >= 0 && fd <= 2);
+	close(fd);
 	err_fd = open_tty("/dev/ttyS2");
 	out_fd = open_tty("/dev/ttyS1");
 	do_mount("tmpfs", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777",
@@ -260,11 +265,9 @@ int main(void)
 	}
 
 	/* Reap every orphan that is reparented to us until the command ends. */
-	do {
-		pid = wait(&status);
-	} while (pid != child && !(pid < 0 && errno != EINTR));
-	if (pid < 0)
-		die("vm/init: wait: %s", strerror(errno));
+	while ((pid = wait(&status)) != child)
+		if (pid < 0 && errno != EINTR)
+			die("vm/init: wait: %s", strerror(errno));
 	if (WIFSIGNALED(status))
 		status = 128 + WTERMSIG(status);
 	else
