@@ -314,19 +314,20 @@ static void op_userns_create(void)
 }
 
 /*
- * Iterations per sample at --scale 1: 15-50M instructions each. Opening and
+ * Iterations per sample at --scale 1: 9-50M instructions each, a few ticks
+ * (4M instructions apart at HZ=250), whose cost the loop shares. Opening and
  * closing perf events frees them in RCU batches whose cost comes and goes
  * from one short sample to the next; 6000 of them average that out to
- * about 1%.
+ * well under 1%. The wall-clock loops run on every CPU at once.
  */
 #define N_OPEN		6000
-#define N_SYSCTL	3000
-#define N_DENIED	20000
-#define N_SECCOMP	5000
-#define N_GETPID	100000
-#define N_FORK		200
-#define N_WALL_FORK	300
-#define N_WALL_SYSCTL	20000
+#define N_SYSCTL	1500
+#define N_DENIED	30000
+#define N_SECCOMP	2000
+#define N_GETPID	40000
+#define N_FORK		400
+#define N_WALL_FORK	100
+#define N_WALL_SYSCTL	5000
 
 static void at_depth(void *arg)
 {
@@ -485,10 +486,73 @@ static void seccomp_at_depth1(void *arg)
 		measure("getpid_d1_seccomp", op_getpid, iters(N_GETPID));
 }
 
+/*
+ * The unshare(CLONE_NEWUSER) call alone, timed in the child: the creation
+ * of the namespace without its destruction (which follows the child's exit
+ * in a work item) and without the fork.
+ */
+static int unshare_pipe[2];
+static double unshare_ns;
+
+static void op_unshare_call(void)
+{
+	int status;
+	double t;
+	pid_t pid = fork();
+
+	if (pid < 0)
+		die("fork: %m");
+	if (pid == 0) {
+		t = now_ns();
+		if (unshare(CLONE_NEWUSER))
+			_exit(1);
+		t = now_ns() - t;
+		_exit(write(unshare_pipe[1], &t, sizeof(t)) == sizeof(t) ?
+		      0 : 1);
+	}
+	if (read(unshare_pipe[0], &t, sizeof(t)) != sizeof(t) ||
+	    waitpid(pid, &status, 0) != pid || status)
+		die("unshare(CLONE_NEWUSER) failed in the child");
+	unshare_ns += t;
+}
+
+/*
+ * fork_exit, userns_create and userns_unshare_call take turns, sample by
+ * sample, so that vm/bench can subtract the first from the second sample
+ * by sample.
+ */
 static void create_loop(void *arg)
 {
-	measure("fork_exit", op_fork_exit, iters(N_FORK));
-	measure("userns_create", op_userns_create, iters(N_FORK));
+	static const struct {
+		const char *name;
+		op_fn op;
+	} loops[] = {
+		{ "fork_exit", op_fork_exit },
+		{ "userns_create", op_userns_create },
+		{ "userns_unshare_call", op_unshare_call },
+	};
+	long n = iters(N_FORK), i;
+	unsigned int l;
+	double t;
+	int r;
+
+	if (pipe(unshare_pipe))
+		die("pipe: %m");
+	for (l = 0; l < ARRAY_SIZE(loops); l++)
+		for (i = 0; i < n; i++)		/* warm-up */
+			loops[l].op();
+	for (r = 0; r < reps; r++) {
+		for (l = 0; l < ARRAY_SIZE(loops); l++) {
+			unshare_ns = 0;
+			t = now_ns();
+			for (i = 0; i < n; i++)
+				loops[l].op();
+			t = now_ns() - t;
+			if (loops[l].op == op_unshare_call)
+				t = unshare_ns;		/* the call only */
+			out("SAMPLE %s %.1f ns\n", loops[l].name, t / n);
+		}
+	}
 }
 
 /*
@@ -617,8 +681,8 @@ static void bytes_per_userns(void)
 	if (!fds)
 		die("out of memory");
 	/* Warm the caches so that the first slabs are not counted. */
-	hold_userns(held_count / 4, fds);
-	release_userns(held_count / 4, fds);
+	hold_userns(held_count / 8, fds);
+	release_userns(held_count / 8, fds);
 	for (r = 0; r < held_reps; r++) {
 		settle();
 		read_meminfo(&a);
