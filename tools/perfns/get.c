@@ -32,26 +32,16 @@ int cmd_get(int argc, char **argv)
 	pid_t pid = 0;
 	int c, ret;
 
-	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, ":p:h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'p':
-			ret = parse_pid_arg("get", optarg, &pid);
-			if (ret)
-				return ret;
-			break;
-		case 'h':
-			fputs(get_usage, stdout);
-			return EXIT_OK;
-		case ':':
-			return usage_error("get", "%s needs an argument",
-					   argv[optind - 1]);
-		default:
-			return usage_error("get", "unknown option '%s'",
-					   argv[optind - 1]);
-		}
+	while ((c = subcmd_getopt("get", get_usage, ":p:h", opts,
+				  argc, argv, &ret)) > 0) {
+		/* 'p' */
+		ret = parse_pid_arg("get", optarg, &pid);
+		if (ret)
+			return ret;
 	}
+	if (!c)
+		return ret;
 	if (optind < argc)
 		return usage_error("get", "unexpected argument '%s'",
 				   argv[optind]);

@@ -87,27 +87,17 @@ int cmd_oci_hook(int argc, char **argv)
 	char id[40];
 	pid_t pid;
 
-	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, ":l:h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'l':
-			ret = parse_level_arg("oci-hook", optarg, &level);
-			if (ret)
-				return ret;
-			have_level = true;
-			break;
-		case 'h':
-			fputs(hook_usage, stdout);
-			return EXIT_OK;
-		case ':':
-			return usage_error("oci-hook", "%s needs an argument",
-					   argv[optind - 1]);
-		default:
-			return usage_error("oci-hook", "unknown option '%s'",
-					   argv[optind - 1]);
-		}
+	while ((c = subcmd_getopt("oci-hook", hook_usage, ":l:h", opts,
+				  argc, argv, &ret)) > 0) {
+		/* 'l' */
+		ret = parse_level_arg("oci-hook", optarg, &level);
+		if (ret)
+			return ret;
+		have_level = true;
 	}
+	if (!c)
+		return ret;
 	if (optind < argc)
 		return usage_error("oci-hook", "unexpected argument '%s'",
 				   argv[optind]);

@@ -4,7 +4,7 @@
  *
  * Shared declarations of the subcommands (one file each) and of the helpers
  * in ns.c (entering a user namespace, reading and writing its level) and
- * util.c (messages, strict number parsing).
+ * util.c (messages, common options, strict number parsing).
  */
 #ifndef PERFNS_H
 #define PERFNS_H
@@ -27,11 +27,16 @@
 	"(the level is global); refusing to change it"
 
 /* util.c */
+struct option;
+
 extern const char *prog;
 
 void msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int usage_error(const char *cmd, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+int subcmd_getopt(const char *cmd, const char *usage, const char *optstring,
+		  const struct option *opts, int argc, char **argv,
+		  int *status);
 int parse_int(const char *s, int *out);
 int parse_pid(const char *s, pid_t *out);
 int parse_level_arg(const char *cmd, const char *s, int *level);

@@ -278,9 +278,9 @@ int cmd_run(int argc, char **argv)
 	struct stat host;
 	pid_t mapper = -1;
 
-	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+:l:rch", opts, NULL)) != -1) {
+	while ((c = subcmd_getopt("run", run_usage, "+:l:rch", opts,
+				  argc, argv, &ret)) > 0) {
 		switch (c) {
 		case 'l':
 			ret = parse_level_arg("run", optarg, &level);
@@ -298,17 +298,10 @@ int cmd_run(int argc, char **argv)
 		case OPT_MAP_AUTO:
 			map_auto = true;
 			break;
-		case 'h':
-			fputs(run_usage, stdout);
-			return EXIT_OK;
-		case ':':
-			return usage_error("run", "%s needs an argument",
-					   argv[optind - 1]);
-		default:
-			return usage_error("run", "unknown option '%s'",
-					   argv[optind - 1]);
 		}
 	}
+	if (!c)
+		return ret;
 	if (!have_level)
 		return usage_error("run", "no --level given");
 	if (optind == argc) {

@@ -56,26 +56,16 @@ int cmd_set(int argc, char **argv)
 	}
 	args[n] = NULL;
 
-	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(n, args, ":p:h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'p':
-			ret = parse_pid_arg("set", optarg, &pid);
-			if (ret)
-				return ret;
-			break;
-		case 'h':
-			fputs(set_usage, stdout);
-			return EXIT_OK;
-		case ':':
-			return usage_error("set", "%s needs an argument",
-					   args[optind - 1]);
-		default:
-			return usage_error("set", "unknown option '%s'",
-					   args[optind - 1]);
-		}
+	while ((c = subcmd_getopt("set", set_usage, ":p:h", opts,
+				  n, args, &ret)) > 0) {
+		/* 'p' */
+		ret = parse_pid_arg("set", optarg, &pid);
+		if (ret)
+			return ret;
 	}
+	if (!c)
+		return ret;
 	for (; optind < n; optind++) {
 		if (level_arg)
 			return usage_error("set", "unexpected argument '%s'",

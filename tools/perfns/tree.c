@@ -406,21 +406,12 @@ int cmd_tree(int argc, char **argv)
 	int c, per_ns, ret;
 	long *roots;
 
-	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, ":jh", opts, NULL)) != -1) {
-		switch (c) {
-		case 'j':
-			json = true;
-			break;
-		case 'h':
-			fputs(tree_usage, stdout);
-			return EXIT_OK;
-		default:
-			return usage_error("tree", "unknown option '%s'",
-					   argv[optind - 1]);
-		}
-	}
+	while ((c = subcmd_getopt("tree", tree_usage, ":jh", opts,
+				  argc, argv, &ret)) > 0)
+		json = true;	/* 'j' */
+	if (!c)
+		return ret;
 	if (optind < argc)
 		return usage_error("tree", "unexpected argument '%s'",
 				   argv[optind]);

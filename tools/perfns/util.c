@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * util.c - messages and strict parsing of numbers given on the command line.
+ * util.c - messages, the options every subcommand takes alike, and strict
+ * parsing of numbers given on the command line.
  */
 #include <errno.h>
+#include <getopt.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -35,6 +37,37 @@ int usage_error(const char *cmd, const char *fmt, ...)
 	va_end(ap);
 	fprintf(stderr, "\nTry '%s %s --help'.\n", prog, cmd);
 	return EXIT_USAGE;
+}
+
+/*
+ * getopt_long() for subcommand cmd, answering alike for every subcommand
+ * -h/--help (cmd's usage on stdout), a missing argument and an unknown option
+ * (usage errors). Returns the next of cmd's own options, -1 after the last,
+ * or 0 with *status set to the exit status cmd must return. Set optind to 1
+ * before the first call.
+ */
+int subcmd_getopt(const char *cmd, const char *usage, const char *optstring,
+		  const struct option *opts, int argc, char **argv, int *status)
+{
+	int c;
+
+	opterr = 0;
+	c = getopt_long(argc, argv, optstring, opts, NULL);
+	switch (c) {
+	case 'h':
+		fputs(usage, stdout);
+		*status = EXIT_OK;
+		return 0;
+	case ':':
+		*status = usage_error(cmd, "%s needs an argument",
+				      argv[optind - 1]);
+		return 0;
+	case '?':
+		*status = usage_error(cmd, "unknown option '%s'",
+				      argv[optind - 1]);
+		return 0;
+	}
+	return c;
 }
 
 /* A decimal int: an optional '-', digits, nothing else (no blanks, no '+'). */
