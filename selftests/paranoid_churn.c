@@ -23,32 +23,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#define PARANOID_PATH "/proc/sys/kernel/perf_event_paranoid"
+#include "perfns.h"
 
-static int write_str(const char *path, const char *s)
-{
-	int fd = open(path, O_WRONLY | O_CLOEXEC), ret;
-
-	if (fd < 0)
-		return -errno;
-	ret = write(fd, s, strlen(s)) == (ssize_t)strlen(s) ? 0 : -errno;
-	close(fd);
-	return ret;
-}
-
-static int unshare_mapped(void)
-{
-	char umap[32], gmap[32];
-
-	snprintf(umap, sizeof(umap), "0 %u 1", geteuid());
-	snprintf(gmap, sizeof(gmap), "0 %u 1", getegid());
-	if (unshare(CLONE_NEWUSER) ||
-	    write_str("/proc/self/setgroups", "deny") ||
-	    write_str("/proc/self/uid_map", umap) ||
-	    write_str("/proc/self/gid_map", gmap))
-		return -1;
-	return 0;
-}
 
 static int send_fd(int sock, int fd)
 {
@@ -91,7 +67,7 @@ static void __attribute__((noreturn)) child(int sock, int pass)
 	char buf[16];
 	int fd;
 
-	if (unshare_mapped() || write_str(PARANOID_PATH, "3"))
+	if (unshare_mapped() || write_file(PARANOID_PATH, "3"))
 		_exit(1);
 	fd = open(PARANOID_PATH, O_RDWR | O_CLOEXEC);
 	if (fd < 0 || read(fd, buf, sizeof(buf)) <= 0 || buf[0] != '3')
@@ -99,8 +75,8 @@ static void __attribute__((noreturn)) child(int sock, int pass)
 	if (pass && send_fd(sock, fd))
 		_exit(3);
 	close(fd);
-	if (unshare_mapped() || write_str(PARANOID_PATH, "4") ||
-	    write_str(PARANOID_PATH, "2") != -EPERM)
+	if (unshare_mapped() || write_file(PARANOID_PATH, "4") ||
+	    write_file(PARANOID_PATH, "2") != -EPERM)
 		_exit(4);
 	_exit(0);
 }

@@ -139,36 +139,6 @@ struct churn_arg {
 	unsigned int max_secs;	/* ...but no longer than this */
 };
 
-static int write_self(const char *file, const char *s)
-{
-	char path[64];
-	int fd, ret;
-
-	snprintf(path, sizeof(path), "/proc/self/%s", file);
-	fd = open(path, O_WRONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	ret = write(fd, s, strlen(s)) == (ssize_t)strlen(s) ? 0 : -1;
-	close(fd);
-	return ret;
-}
-
-/*
- * unshare(CLONE_NEWUSER) and map uid and gid 0 inside to ours outside, as
- * unshare --map-root-user does, so that the next level can be created too.
- */
-static int unshare_mapped(void)
-{
-	char umap[32], gmap[32];
-
-	snprintf(umap, sizeof(umap), "0 %u 1", geteuid());
-	snprintf(gmap, sizeof(gmap), "0 %u 1", getegid());
-	if (unshare(CLONE_NEWUSER) || write_self("setgroups", "deny") ||
-	    write_self("uid_map", umap) || write_self("gid_map", gmap))
-		return -1;
-	return 0;
-}
-
 /*
  * One iteration, in a new process: unshare 1 to 3 nested namespaces, read
  * and write each one; exit, which destroys them.

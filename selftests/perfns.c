@@ -434,7 +434,7 @@ agent_main(int sock, uid_t outside, unsigned int count)
 	agent_loop(sock);
 }
 
-static int write_file(const char *path, const char *s)
+int write_file(const char *path, const char *s)
 {
 	int fd = open(path, O_WRONLY | O_CLOEXEC);
 	ssize_t n;
@@ -444,6 +444,20 @@ static int write_file(const char *path, const char *s)
 	n = write(fd, s, strlen(s));
 	close(fd);
 	return n == (ssize_t)strlen(s) ? 0 : n < 0 ? -errno : -EIO;
+}
+
+int unshare_mapped(void)
+{
+	char umap[32], gmap[32];
+
+	snprintf(umap, sizeof(umap), "0 %u 1", geteuid());
+	snprintf(gmap, sizeof(gmap), "0 %u 1", getegid());
+	if (unshare(CLONE_NEWUSER) ||
+	    write_file("/proc/self/setgroups", "deny") ||
+	    write_file("/proc/self/uid_map", umap) ||
+	    write_file("/proc/self/gid_map", gmap))
+		return -1;
+	return 0;
 }
 
 /*

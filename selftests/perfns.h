@@ -94,6 +94,10 @@ int write_level_fd(int fd, const char *s);
 
 /* The level as the test program (host root) sees it. */
 int host_level(void);
+/* Write @s to @path in one write(2): 0 or -errno. */
+int write_file(const char *path, const char *s);
+/* unshare(CLONE_NEWUSER), mapping uid/gid 0 inside to ours, as unshare -r. */
+int unshare_mapped(void);
 /* Set the host level (as host root), asserting success. */
 #define set_host_level(level) _set_host_level((level), __FILE__, __LINE__)
 void _set_host_level(int level, const char *file, int line);
