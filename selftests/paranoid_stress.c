@@ -98,6 +98,19 @@ static unsigned int seed_for(unsigned int salt)
 	return (unsigned int)time(NULL) * 2654435761U ^ getpid() ^ salt;
 }
 
+/* What a run hands back to the test: @first, the counters, the first error. */
+static int finish(struct shared *sh, struct out *out, long first)
+{
+	out->val[0] = first;
+	out->val[1] = sh->writes;
+	out->val[2] = sh->refused;
+	out->val[3] = sh->reads;
+	if (sh->errors)
+		snprintf(out->msg, sizeof(out->msg), "%d errors, first: %s",
+			 sh->errors, sh->msg);
+	return sh->errors ? -ENOTRECOVERABLE : 0;
+}
+
 /*
  * Bounds the contract gives for a namespace whose history is only partly
  * known: its own level is at least own_lo, its effective level at most
@@ -224,14 +237,7 @@ static int fn_churn(const void *arg, int in_fd, struct out *out)
 	}
 	while (running-- > 0)
 		wait(NULL);
-	out->val[0] = sh->namespaces;
-	out->val[1] = sh->writes;
-	out->val[2] = sh->refused;
-	out->val[3] = sh->reads;
-	if (sh->errors)
-		snprintf(out->msg, sizeof(out->msg), "%d errors, first: %s",
-			 sh->errors, sh->msg);
-	return sh->errors ? -ENOTRECOVERABLE : 0;
+	return finish(sh, out, sh->namespaces);
 }
 
 struct writer_arg {
@@ -292,14 +298,7 @@ static int fn_writer(const void *arg, int in_fd, struct out *out)
 	for (p = 0; p < a->procs; p++)
 		if (tops[p] > top)
 			top = tops[p];
-	out->val[0] = top;
-	out->val[1] = sh->writes;
-	out->val[2] = sh->refused;
-	out->val[3] = sh->reads;
-	if (sh->errors)
-		snprintf(out->msg, sizeof(out->msg), "%d errors, first: %s",
-			 sh->errors, sh->msg);
-	return sh->errors ? -ENOTRECOVERABLE : 0;
+	return finish(sh, out, top);
 }
 
 /* Has the agent answered its call? */

@@ -69,6 +69,13 @@ static const char *trace_file;
 static const char *only;
 
 /* Output: unbuffered, so that forked children never repeat a line. */
+static int format(char *buf, size_t size, const char *fmt, va_list ap)
+{
+	int len = vsnprintf(buf, size, fmt, ap);
+
+	return len > (int)size - 1 ? (int)size - 1 : len;
+}
+
 static void out(const char *fmt, ...)
 {
 	char buf[512];
@@ -76,10 +83,8 @@ static void out(const char *fmt, ...)
 	int len;
 
 	va_start(ap, fmt);
-	len = vsnprintf(buf, sizeof(buf), fmt, ap);
+	len = format(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
-	if (len > (int)sizeof(buf) - 1)
-		len = sizeof(buf) - 1;
 	if (write(STDOUT_FILENO, buf, len) != len)
 		_exit(3);
 }
@@ -91,10 +96,8 @@ static void __attribute__((__noreturn__)) die(const char *fmt, ...)
 	int len;
 
 	va_start(ap, fmt);
-	len = vsnprintf(buf, sizeof(buf), fmt, ap);
+	len = format(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
-	if (len > (int)sizeof(buf) - 1)
-		len = sizeof(buf) - 1;
 	if (write(STDERR_FILENO, "perfns-bench: ", 14) < 0 ||
 	    write(STDERR_FILENO, buf, len) < 0 ||
 	    write(STDERR_FILENO, "\n", 1) < 0)
