@@ -21,22 +21,22 @@ help:
 deps:
 	@vm/deps
 
-# The kernels. vm/kernel decides what is stale (patches, config fragments)
+# The kernels. vm/kernel/kernel decides what is stale (patches, config fragments)
 # and rebuilds incrementally; make only orders the steps.
 kernel: deps
-	@vm/kernel build patched
+	@vm/kernel/kernel build patched
 
 baseline-kernel: deps
-	@vm/kernel build baseline
+	@vm/kernel/kernel build baseline
 
 debug-kernel: deps
-	@vm/kernel build debug
+	@vm/kernel/kernel build debug
 
 export-patches:
-	@vm/kernel export
+	@vm/kernel/kernel export
 
 series-check: deps
-	@vm/series-check
+	@vm/check/series-check
 
 selftests: deps
 	@$(MAKE) -s -C selftests O=$(BUILD)/selftests
@@ -48,16 +48,16 @@ install: tools
 	@$(MAKE) -s -C tools O=$(BUILD) install
 
 demo: deps kernel tools
-	@vm/demo
+	@vm/demo/demo
 
 check: deps
-	@vm/check
+	@vm/check/check
 
 check-debug: deps
-	@vm/check --debug
+	@vm/check/check --debug
 
 bench: deps
-	@vm/bench
+	@vm/bench/bench
 
 clean:
 	rm -rf $(BUILD)/selftests $(BUILD)/bin $(BUILD)/vm

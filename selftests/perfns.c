@@ -982,7 +982,7 @@ int group_setup(void **state)
 	(void)state;
 	if (geteuid() != 0 || !(proc_caps("CapEff") & CAP_BIT(CAP_SYS_ADMIN))) {
 		diag("these tests run as root with all capabilities, in the "
-		     "guest booted by vm/run");
+		     "guest booted by vm/guest/run");
 		return -1;
 	}
 	if (level != HOST_LEVEL) {

@@ -3,7 +3,7 @@
  * perfns.h - helpers shared by the kernel.perf_event_paranoid selftests
  *
  * The test programs run as root in the initial user namespace of a guest
- * booted by vm/run. They create user namespaces through "agents": an agent
+ * booted by vm/guest/run. They create user namespaces through "agents": an agent
  * is a process that created a user namespace (unshare(CLONE_NEWUSER)),
  * became uid 0 inside it and then waits on a socket for calls. Each call runs
  * a function of the test program in a fresh fork of the agent, so inside the

@@ -24,7 +24,7 @@ guard_guest() {
 	if ! grep -q 'vmrun\.job=' /proc/cmdline 2>/dev/null ||
 	   [ "$(id -u)" != 0 ]; then
 		echo "$0: runs as root inside the guest only:" \
-		     "vm/run -- $0" >&2
+		     "vm/guest/run -- $0" >&2
 		exit 2
 	fi
 	if [ ! -x "$P" ]; then

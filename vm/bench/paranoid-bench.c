@@ -1,18 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * perfns-bench - what kernel.perf_event_paranoid per user namespace costs
+ * paranoid-bench - what kernel.perf_event_paranoid per user namespace costs
  *
- * Runs inside a guest booted by vm/bench, as root in the initial user
+ * Runs inside a guest booted by vm/bench/bench, as root in the initial user
  * namespace, on the baseline and on the patched kernel alike, and prints
  *
  *	SAMPLE <scenario> <value> <unit>	one per repetition
  *	INFO <key> <value...>			facts about the run
  *
- * vm/bench takes the medians and writes docs/benchmarks.md.
+ * vm/bench/bench takes the medians and writes docs/benchmarks.md.
  *
- * perfns-bench [options] icount
+ * paranoid-bench [options] icount
  *	the instruction-count scenarios (run under QEMU -icount, one vCPU)
- * perfns-bench [options] wall
+ * paranoid-bench [options] wall
  *	the wall-clock ones, one worker per CPU (run without -icount)
  *
  * --kind baseline|patched	default: look for the series' functions in
@@ -98,7 +98,7 @@ static void __attribute__((__noreturn__)) die(const char *fmt, ...)
 	va_start(ap, fmt);
 	len = format(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
-	if (write(STDERR_FILENO, "perfns-bench: ", 14) < 0 ||
+	if (write(STDERR_FILENO, "paranoid-bench: ", 14) < 0 ||
 	    write(STDERR_FILENO, buf, len) < 0 ||
 	    write(STDERR_FILENO, "\n", 1) < 0)
 		_exit(2);
@@ -521,7 +521,7 @@ static void op_unshare_call(void)
 
 /*
  * fork_exit, userns_create and userns_unshare_call take turns, sample by
- * sample, so that vm/bench can subtract the first from the second sample
+ * sample, so that vm/bench/bench can subtract the first from the second sample
  * by sample.
  */
 static void create_loop(void *arg)
@@ -712,7 +712,7 @@ static void bytes_per_userns(void)
 
 /*
  * The allocation breakdown: the kmem trace events while a few namespaces
- * are created and held. vm/bench matches allocations with frees and
+ * are created and held. vm/bench/bench matches allocations with frees and
  * reports what is still allocated per namespace, by call site and size.
  */
 static void trace_userns(const char *file)
@@ -833,7 +833,7 @@ static bool detect_patched(void)
 static void usage(void)
 {
 	fprintf(stderr,
-		"usage: perfns-bench [--kind baseline|patched] [--reps N]\n"
+		"usage: paranoid-bench [--kind baseline|patched] [--reps N]\n"
 		"         [--scale F] [--held N] [--held-reps N]\n"
 		"         [--trace FILE] [--only GROUP] icount|wall\n");
 	exit(2);

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * vm/init.c - PID 1 of the guest that vm/run boots.
+ * vm/guest/init.c - PID 1 of the guest that vm/guest/run boots.
  *
  * The guest's root is the host's / over 9p (read-only); this program mounts
  * the usual pseudo filesystems, mounts the host's build directory writable
- * (9p tag "build") at the same path, and runs the one command that vm/run
+ * (9p tag "build") at the same path, and runs the one command that vm/guest/run
  * wrote into the job directory:
  *
  *   <job>/argv    the command, NUL-separated
@@ -14,12 +14,12 @@
  *
  * The job and build paths come from the kernel command line (vmrun.job=,
  * vmrun.build=).  The command's stdout is /dev/ttyS1 and its stderr is
- * /dev/ttyS2, which vm/run connects to its own stdout and stderr; ttyS0 is
+ * /dev/ttyS2, which vm/guest/run connects to its own stdout and stderr; ttyS0 is
  * the kernel console.  When the command exits, the exit status (or 128 +
  * signal) goes to /dev/kmsg and <job>/status, and the guest reboots.
  *
- * Built statically by vm/run:
- *   gcc -static -O2 -Wall -Wextra -o build/vm/init vm/init.c
+ * Built statically by vm/guest/run:
+ *   gcc -static -O2 -Wall -Wextra -o build/vm/init vm/guest/init.c
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -44,7 +44,7 @@ static int out_fd = -1, err_fd = -1;
 
 /*
  * The kernel has no ACPI, so RB_POWER_OFF could only halt the CPUs and QEMU
- * would keep running.  vm/run starts QEMU with -no-reboot, which turns a
+ * would keep running.  vm/guest/run starts QEMU with -no-reboot, which turns a
  * reboot into QEMU exiting, so rebooting is how the guest ends.
  */
 static void __attribute__((noreturn)) finish(void)
@@ -209,6 +209,9 @@ int main(void)
 	do_mount("tmpfs", "/run", "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755",
 		 0);
 	do_mount("debugfs", "/sys/kernel/debug", "debugfs", 0, NULL, 1);
+	/* Where container runtimes look for the cgroup v2 hierarchy. */
+	do_mount("cgroup2", "/sys/fs/cgroup", "cgroup2",
+		 MS_NOSUID | MS_NODEV | MS_NOEXEC, "nsdelegate", 1);
 	mkdir("/dev/pts", 0755);
 	do_mount("devpts", "/dev/pts", "devpts", MS_NOSUID | MS_NOEXEC,
 		 "ptmxmode=0666", 1);
@@ -221,7 +224,7 @@ int main(void)
 	build = cmdline_param(cmdline, "vmrun.build");
 	if (!job || !build)
 		die("vm/init: no vmrun.job= or vmrun.build= on the kernel command line");
-	/* There is no RTC driver: take the host's clock from vm/run. */
+	/* There is no RTC driver: take the host's clock from vm/guest/run. */
 	now = cmdline_param(cmdline, "vmrun.time");
 	if (now) {
 		struct timespec ts = { .tv_sec = strtoll(now, NULL, 10) };
@@ -243,7 +246,7 @@ int main(void)
 	cwd = slurp(job, "cwd", NULL);
 	cwd[strcspn(cwd, "\n")] = '\0';
 	if (chdir(cwd))
-		die("vm/run: cannot chdir to %s in the guest: %s", cwd,
+		die("vm/guest/run: cannot chdir to %s in the guest: %s", cwd,
 		    strerror(errno));
 
 	child = fork();
@@ -259,7 +262,7 @@ int main(void)
 		setsid();
 		environ = env;
 		execvp(argv[0], argv);
-		dprintf(2, "vm/run: cannot run %s: %s\n", argv[0],
+		dprintf(2, "vm/guest/run: cannot run %s: %s\n", argv[0],
 			strerror(errno));
 		_exit(127);
 	}
