@@ -1,0 +1,86 @@
+# SPDX-License-Identifier: GPL-2.0
+# vm/lib.sh - what the project's shell scripts share. Source it:
+#
+#   . "$top/vm/lib.sh"
+#
+# TAP and the count line
+#   ok NAME                 "ok N - NAME"
+#   notok NAME [DIAG...]    "not ok N - NAME", each DIAG as "#   DIAG"
+#   skip NAME REASON        "ok N - NAME # SKIP REASON"
+#   finish STAGE            "1..N" and "STAGE: P passed, F failed[, S skipped]";
+#                           returns non-zero if anything failed
+#   count_line FILE         the "P F" of the last count line in FILE
+#                           ("STAGE: P passed, F failed" or "P passed, F failed")
+# The guest
+#   in_guest                true inside a guest booted by vm/guest/run
+#   require_guest WHAT      exit 2 with a message outside the guest or as non-root
+# Users
+#   as_user CMD...          run CMD as the unprivileged test user
+#                           (TEST_UID, default 1000) with no groups;
+#                           AS_USER is the same as a command prefix (array)
+# Processes
+#   wait_started PID COMM [TIMEOUT]
+#                           wait until PID has exec'ed COMM (default 10 s);
+#                           false if it died or did not get there
+
+tap_n=0 tap_pass=0 tap_fail=0 tap_skip=0
+
+ok() {
+	tap_n=$((tap_n + 1)) tap_pass=$((tap_pass + 1))
+	echo "ok $tap_n - $1"
+}
+
+notok() {
+	tap_n=$((tap_n + 1)) tap_fail=$((tap_fail + 1))
+	echo "not ok $tap_n - $1"
+	shift
+	[ $# -eq 0 ] || printf '#   %s\n' "$@"
+}
+
+skip() {
+	tap_n=$((tap_n + 1)) tap_skip=$((tap_skip + 1))
+	echo "ok $tap_n - $1 # SKIP $2"
+}
+
+finish() {
+	local line
+	echo "1..$tap_n"
+	line="$1: $tap_pass passed, $tap_fail failed"
+	[ "$tap_skip" = 0 ] || line+=", $tap_skip skipped"
+	echo "$line"
+	[ "$tap_fail" = 0 ]
+}
+
+count_line() {
+	grep -aE '^([A-Za-z0-9_. -]+: )?[0-9]+ passed, [0-9]+ failed' "$1" |
+		tail -1 | sed -E 's/^(.*: )?([0-9]+) passed, ([0-9]+) failed.*/\2 \3/'
+}
+
+in_guest() {
+	grep -q 'vmrun\.job=' /proc/cmdline 2>/dev/null
+}
+
+require_guest() {
+	if ! in_guest || [ "$(id -u)" != 0 ]; then
+		echo "$1: runs as root inside the guest only: vm/guest/run -- $1" >&2
+		exit 2
+	fi
+}
+
+AS_USER=(setpriv --reuid="${TEST_UID:-1000}" --regid="${TEST_UID:-1000}"
+	--clear-groups --)
+
+as_user() {
+	"${AS_USER[@]}" "$@"
+}
+
+wait_started() {
+	local pid=$1 comm=$2 tries=$(( ${3:-10} * 20 ))
+	while [ "$tries" -gt 0 ]; do
+		[ "$(cat "/proc/$pid/comm" 2>/dev/null)" = "$comm" ] && return 0
+		kill -0 "$pid" 2>/dev/null || return 1
+		sleep 0.05
+		tries=$((tries - 1))
+	done
+	return 1
+}
