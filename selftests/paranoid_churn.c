@@ -14,53 +14,15 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
-#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "perfns.h"
+#include "userns_agent.h"
 
-
-static int send_fd(int sock, int fd)
-{
-	char buf[CMSG_SPACE(sizeof(int))] = { 0 }, c = 'x';
-	struct iovec iov = { .iov_base = &c, .iov_len = 1 };
-	struct msghdr msg = {
-		.msg_iov = &iov, .msg_iovlen = 1,
-		.msg_control = buf, .msg_controllen = sizeof(buf),
-	};
-	struct cmsghdr *cmsg = CMSG_FIRSTHDR(&msg);
-
-	cmsg->cmsg_level = SOL_SOCKET;
-	cmsg->cmsg_type = SCM_RIGHTS;
-	cmsg->cmsg_len = CMSG_LEN(sizeof(int));
-	memcpy(CMSG_DATA(cmsg), &fd, sizeof(int));
-	return sendmsg(sock, &msg, 0) == 1 ? 0 : -1;
-}
-
-static int recv_fd(int sock)
-{
-	char buf[CMSG_SPACE(sizeof(int))], c;
-	struct iovec iov = { .iov_base = &c, .iov_len = 1 };
-	struct msghdr msg = {
-		.msg_iov = &iov, .msg_iovlen = 1,
-		.msg_control = buf, .msg_controllen = sizeof(buf),
-	};
-	struct cmsghdr *cmsg;
-	int fd = -1;
-
-	if (recvmsg(sock, &msg, MSG_CMSG_CLOEXEC) != 1)
-		return -1;
-	cmsg = CMSG_FIRSTHDR(&msg);
-	if (cmsg && cmsg->cmsg_type == SCM_RIGHTS)
-		memcpy(&fd, CMSG_DATA(cmsg), sizeof(int));
-	return fd;
-}
+#define PARANOID_PATH	"/proc/sys/kernel/perf_event_paranoid"
 
 static void __attribute__((noreturn)) child(int sock, int pass)
 {
@@ -98,7 +60,7 @@ int main(int argc, char **argv)
 		}
 		if (pid == 0)
 			child(sv[1], i % 10 == 0);
-		fd = i % 10 == 0 ? recv_fd(sv[0]) : -1;
+		fd = i % 10 == 0 ? recv_fd(sv[0], AGENT_TIMEOUT_MS) : -1;
 		if (waitpid(pid, &status, 0) != pid || status) {
 			if (errors++ < 5)
 				fprintf(stderr, "# iteration %ld: status %#x\n",

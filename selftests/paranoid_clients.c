@@ -6,83 +6,17 @@
  * status and output.
  */
 #include <errno.h>
-#include <fcntl.h>
-#include <poll.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
-#include "perfns.h"
+#include "harness.h"
 
 #define NOBODY_SH "setpriv --reuid=65534 --regid=65534 --clear-groups "
 #define USERNS "unshare --user --map-root-user "
-#define SCRIPT_DIR "/tmp/perfns-clients"
-
-static char output[16384];
-
-/*
- * Run @script with /bin/sh as host root, stdout and stderr into output[].
- * Returns the exit status, 128 + signal, or -ETIMEDOUT after 120 s.
- */
-static int sh(const char *script)
-{
-	struct pollfd pfd;
-	size_t len = 0;
-	int p[2], status;
-	time_t end = time(NULL) + 120;
-	ssize_t n;
-	pid_t pid;
-
-	assert_int_equal(pipe2(p, O_CLOEXEC), 0);
-	fflush(stdout);
-	pid = fork();
-	assert_true(pid >= 0);
-	if (pid == 0) {
-		dup2(p[1], 1);
-		dup2(p[1], 2);
-		execl("/bin/sh", "sh", "-c", script, (char *)NULL);
-		_exit(127);
-	}
-	close(p[1]);
-	pfd.fd = p[0];
-	pfd.events = POLLIN;
-	for (;;) {
-		if (poll(&pfd, 1, 1000) < 0 && errno != EINTR)
-			break;
-		if (time(NULL) > end) {
-			kill(pid, SIGKILL);
-			break;
-		}
-		if (!(pfd.revents & (POLLIN | POLLHUP)))
-			continue;
-		n = read(p[0], output + len, sizeof(output) - 1 - len);
-		if (n <= 0)
-			break;
-		len += n;
-	}
-	output[len] = '\0';
-	close(p[0]);
-	waitpid(pid, &status, 0);
-	diag("$ %s", script);
-	diag("%s", output);
-	if (time(NULL) > end)
-		return -ETIMEDOUT;
-	return WIFEXITED(status) ? WEXITSTATUS(status)
-				 : 128 + WTERMSIG(status);
-}
-
-static void assert_output_has(const char *s)
-{
-	if (!strstr(output, s)) {
-		diag("the output lacks \"%s\"", s);
-		fail();
-	}
-}
+#define SCRIPT_DIR "/tmp/selftests-clients"
 
 static void write_script(const char *name, const char *text)
 {
@@ -157,7 +91,7 @@ static void sysctl_a_in_unshared_container_lists_its_level(void **state)
 		      "sysctl -a 2>/dev/null | grep -c perf_event_paranoid; "
 		      "sysctl -a 2>/dev/null | grep perf_event_paranoid'"),
 		   0);
-	assert_string_equal(output, "1\nkernel.perf_event_paranoid = 4\n");
+	assert_string_equal(sh_output, "1\nkernel.perf_event_paranoid = 4\n");
 }
 
 /* sysctl -w cannot lower the container's level. */

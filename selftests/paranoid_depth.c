@@ -4,14 +4,14 @@
  * at random depths while the host changes its level. After every step each
  * namespace must read exactly the level the contract predicts,
  * max(own levels along its chain), which also means that no namespace ever
- * reads lower than its parent. PERFNS_SEED repeats a run.
+ * reads lower than its parent. SELFTESTS_SEED repeats a run.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <unistd.h>
 
-#include "perfns.h"
+#include "harness.h"
 
 #define DEPTH	31
 #define STEPS	300
@@ -39,7 +39,7 @@ static void check_chain(const struct chain *c, int step)
 	int d;
 
 	for (d = 0; d <= DEPTH; d++) {
-		level = read_level_fd(c->fd[d]);
+		level = fd_read_level(c->fd[d]);
 		if (level < prev) {
 			diag("step %d: depth %d reads %ld below its parent's "
 			     "%ld", step, d, level, prev);

@@ -15,7 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "perfns.h"
+#include "harness.h"
 
 /* A container raised to 3 and its descriptor, opened read-write inside. */
 static struct agent *container_with_fd(struct fixture *f, int *fd)
@@ -36,15 +36,15 @@ static void fd_from_container_reads_container_level_on_host(void **state)
 	int fd;
 
 	c = container_with_fd(f, &fd);
-	assert_ret(read_level_fd(fd), 3);
+	assert_ret(fd_read_level(fd), 3);
 	assert_ret(host_level(), 2);
 	/* It follows the container, not the host. */
 	set_level(c, 4);
-	assert_ret(read_level_fd(fd), 4);
+	assert_ret(fd_read_level(fd), 4);
 	set_host_level(5);
-	assert_ret(read_level_fd(fd), 5);
+	assert_ret(fd_read_level(fd), 5);
 	set_host_level(1);
-	assert_ret(read_level_fd(fd), 4);
+	assert_ret(fd_read_level(fd), 4);
 }
 
 /* Contract 7: a write through it is a write to the container: raise only. */
@@ -55,9 +55,9 @@ static void fd_from_container_cannot_lower_container_level(void **state)
 	int fd;
 
 	c = container_with_fd(f, &fd);
-	assert_ret(write_level_fd(fd, "2"), -EPERM);
-	assert_ret(write_level_fd(fd, "-1"), -EPERM);
-	assert_ret(read_level_fd(fd), 3);
+	assert_ret(fd_write_level(fd, "2"), -EPERM);
+	assert_ret(fd_write_level(fd, "-1"), -EPERM);
+	assert_ret(fd_read_level(fd), 3);
 	assert_level(c, 3);
 	assert_ret(host_level(), 2);
 }
@@ -70,8 +70,8 @@ static void fd_from_container_raise_changes_container_not_host(void **state)
 	int fd;
 
 	c = container_with_fd(f, &fd);
-	assert_ret(write_level_fd(fd, "4"), 0);
-	assert_ret(read_level_fd(fd), 4);
+	assert_ret(fd_write_level(fd, "4"), 0);
+	assert_ret(fd_read_level(fd), 4);
 	assert_level(c, 4);
 	assert_ret(host_level(), 2);
 }
@@ -86,17 +86,17 @@ static void fd_from_container_outlives_the_container(void **state)
 	c = container_with_fd(f, &fd);
 	f->agents[--f->n] = NULL;
 	agent_free(c);
-	assert_ret(read_level_fd(fd), 3);
-	assert_ret(write_level_fd(fd, "2"), -EPERM);
-	assert_ret(write_level_fd(fd, "6"), 0);
-	assert_ret(read_level_fd(fd), 6);
+	assert_ret(fd_read_level(fd), 3);
+	assert_ret(fd_write_level(fd, "2"), -EPERM);
+	assert_ret(fd_write_level(fd, "6"), 0);
+	assert_ret(fd_read_level(fd), 6);
 	assert_ret(host_level(), 2);
 }
 
 static int fn_write_in_fd(const void *arg, int in_fd, struct out *out)
 {
-	out->val[0] = read_level_fd(in_fd);
-	return write_level_fd(in_fd, arg);
+	out->val[0] = fd_read_level(in_fd);
+	return fd_write_level(in_fd, arg);
 }
 
 /*
@@ -115,7 +115,7 @@ static void fd_from_container_not_writable_by_unprivileged_user(
 	assert_ret(call_as(NULL, AS_NOBODY, fn_write_in_fd, "5", 2, fd, &out),
 		   -EPERM);
 	assert_ret(out.val[0], 3);
-	assert_ret(read_level_fd(fd), 3);
+	assert_ret(fd_read_level(fd), 3);
 }
 
 /*
@@ -153,11 +153,11 @@ static int fn_open_then_setns(const void *arg, int in_fd, struct out *out)
 		snprintf(out->msg, sizeof(out->msg), "setns: %m");
 		return -ENOTRECOVERABLE;
 	}
-	out->val[0] = read_level_fd(old);
+	out->val[0] = fd_read_level(old);
 	fd = open(PARANOID_PATH, O_RDONLY | O_CLOEXEC);
-	out->val[1] = fd < 0 ? OPEN_ERR(errno) : read_level_fd(fd);
+	out->val[1] = fd < 0 ? OPEN_ERR(errno) : fd_read_level(fd);
 	/* No CAP_SYS_ADMIN over the host any more. */
-	out->val[2] = write_level_fd(old, "7");
+	out->val[2] = fd_write_level(old, "7");
 	return 0;
 }
 

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "perfns.h"
+#include "harness.h"
 
 /* Read the first lines of /proc/kallsyms: val[0] lines, val[1] non-zero. */
 static int fn_kallsyms(const void *arg, int in_fd, struct out *out)

@@ -8,12 +8,12 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "perfns.h"
+#include "harness.h"
 
 /* Contract 1: the initial namespace boots at 2 (no PERF_EVENTS_RESTRICT). */
 static void initial_ns_starts_at_level_2(void **state)
 {
-	const char *boot = getenv("PERFNS_BOOT_LEVEL");
+	const char *boot = getenv("SELFTESTS_BOOT_LEVEL");
 
 	(void)state;
 	/* selftests/run reads the level before any test can change it. */
@@ -76,12 +76,12 @@ static void host_raise_reaches_running_container(void **state)
 	fixture_fd(f, cfd);
 	assert_ret(open_level_as(n, AS_ROOT, O_RDONLY, &nfd), 0);
 	fixture_fd(f, nfd);
-	assert_ret(read_level_fd(cfd), 2);
-	assert_ret(read_level_fd(nfd), 2);
+	assert_ret(fd_read_level(cfd), 2);
+	assert_ret(fd_read_level(nfd), 2);
 
 	set_host_level(3);
-	assert_ret(read_level_fd(cfd), 3);
-	assert_ret(read_level_fd(nfd), 3);
+	assert_ret(fd_read_level(cfd), 3);
+	assert_ret(fd_read_level(nfd), 3);
 	assert_level(c, 3);
 	assert_level(n, 3);
 
@@ -204,9 +204,9 @@ static void file_shows_level_of_ns_it_was_opened_in(void **state)
 	fixture_fd(f, cfd);
 	assert_ret(open_level_as(n, AS_ROOT, O_RDONLY, &nfd), 0);
 	fixture_fd(f, nfd);
-	assert_ret(read_level_fd(hfd), 2);
-	assert_ret(read_level_fd(cfd), 3);
-	assert_ret(read_level_fd(nfd), 4);
+	assert_ret(fd_read_level(hfd), 2);
+	assert_ret(fd_read_level(cfd), 3);
+	assert_ret(fd_read_level(nfd), 4);
 }
 
 int main(void)

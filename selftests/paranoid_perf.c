@@ -6,7 +6,7 @@
  *
  * The guest has no hardware PMU: the events are software ones (task-clock,
  * cpu-clock) and the sched:sched_switch tracepoint. Every event that opens
- * must also count (see fn_perf_open() in perfns.c).
+ * must also count (see fn_perf_open() in harness.c).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -17,7 +17,7 @@
 #include <unistd.h>
 #include <linux/capability.h>
 
-#include "perfns.h"
+#include "harness.h"
 
 static const struct perf_req user_only = { .kind = PERF_TASK };
 static const struct perf_req with_kernel = { .kind = PERF_TASK,
@@ -138,8 +138,8 @@ static void host_level_3_allows_cap_sys_admin(void **state)
 }
 
 /*
- * A process with CAP_PERFMON and nothing else (uid 65534; perfns.c checks
- * CapEff, CapPrm and CapBnd are exactly CAP_PERFMON before the call).
+ * A process with CAP_PERFMON and nothing else (uid 65534; userns_agent.c
+ * checks CapEff, CapPrm and CapBnd are exactly CAP_PERFMON before the call).
  */
 static void host_level_3_allows_cap_perfmon_alone(void **state)
 {

@@ -6,9 +6,9 @@
  * contract says, and no level read may leave the bounds the contract gives,
  * whatever the interleaving.
  *
- * PERFNS_STRESS_SECONDS sets the length (default 20; on a slow kernel the
+ * SELFTESTS_STRESS_SECONDS sets the length (default 20; on a slow kernel the
  * churn goes on until it made 1000 namespaces, at most 6 times as long),
- * PERFNS_SEED the seed.
+ * SELFTESTS_SEED the seed.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -24,14 +24,14 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "perfns.h"
+#include "harness.h"
 
 #define HOST_MIN	1
 #define HOST_MAX	3
 
 static unsigned int seconds(void)
 {
-	const char *s = getenv("PERFNS_STRESS_SECONDS");
+	const char *s = getenv("SELFTESTS_STRESS_SECONDS");
 	int v = s ? atoi(s) : 20;
 
 	return v > 0 ? v : 20;
@@ -71,26 +71,15 @@ static void count(long *counter)
 
 static int read_now(void)
 {
-	int fd = open(PARANOID_PATH, O_RDONLY | O_CLOEXEC), level;
-
-	if (fd < 0)
-		return OPEN_ERR(errno);
-	level = read_level_fd(fd);
-	close(fd);
-	return level;
+	return path_read_level(PARANOID_PATH);
 }
 
 static int write_now(int level)
 {
 	char s[16];
-	int fd = open(PARANOID_PATH, O_WRONLY | O_CLOEXEC), ret;
 
-	if (fd < 0)
-		return OPEN_ERR(errno);
 	snprintf(s, sizeof(s), "%d", level);
-	ret = write_level_fd(fd, s);
-	close(fd);
-	return ret;
+	return path_write_level(PARANOID_PATH, s);
 }
 
 static unsigned int seed_for(unsigned int salt)
@@ -167,7 +156,7 @@ churn_once(struct shared *sh, const struct churn_arg *a, unsigned int seed)
 	n = 1 + rand() % 3;
 	for (depth = 1; depth <= n; depth++) {
 		if (unshare_mapped()) {
-			report(sh, "unshare at depth %d: %m", depth);
+			report(sh, "depth %d: %s", depth, agent_error());
 			_exit(1);
 		}
 		count(&sh->namespaces);

@@ -13,7 +13,7 @@
 #include <unistd.h>
 #include <linux/capability.h>
 
-#include "perfns.h"
+#include "harness.h"
 
 /* Everything but CAP_SYS_ADMIN. */
 #define NO_SYS_ADMIN ((struct who){ .uid = -1, \
@@ -292,13 +292,13 @@ static int fn_setns_write(const void *arg, int in_fd, struct out *out)
 			out->val[i] = OPEN_ERR(errno);
 			continue;
 		}
-		out->val[i] = write_level_fd(fd, i ? w->second : w->first);
+		out->val[i] = fd_write_level(fd, i ? w->second : w->first);
 		close(fd);
 	}
 	fd = open(PARANOID_PATH, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return OPEN_ERR(errno);
-	out->val[2] = read_level_fd(fd);
+	out->val[2] = fd_read_level(fd);
 	close(fd);
 	return 0;
 }

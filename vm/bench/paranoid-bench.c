@@ -56,6 +56,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "userns_agent.h"
+
 #define PARANOID	"/proc/sys/kernel/perf_event_paranoid"
 #define TRACEFS		"/sys/kernel/tracing"
 #define MAX_DEPTH	32
@@ -120,35 +122,6 @@ static double now_ns(void)
 	return ts.tv_sec * 1e9 + ts.tv_nsec;
 }
 
-static int write_file(const char *path, const char *s)
-{
-	int fd = open(path, O_WRONLY | O_CLOEXEC);
-	ssize_t len = strlen(s), ret;
-	int err;
-
-	if (fd < 0)
-		return -errno;
-	ret = write(fd, s, len);
-	err = ret == len ? 0 : (ret < 0 ? -errno : -EIO);
-	close(fd);
-	return err;
-}
-
-static int read_file(const char *path, char *buf, size_t size)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t len, got = 0;
-
-	if (fd < 0)
-		return -errno;
-	while ((size_t)got < size - 1 &&
-	       (len = read(fd, buf + got, size - 1 - got)) > 0)
-		got += len;
-	buf[got] = '\0';
-	close(fd);
-	return got;
-}
-
 static int paranoid_level(void)
 {
 	char buf[32];
@@ -167,14 +140,9 @@ static void enter_userns(int depth)
 {
 	int i;
 
-	for (i = 0; i < depth; i++) {
-		if (unshare(CLONE_NEWUSER))
-			die("unshare(CLONE_NEWUSER) at depth %d: %m", i + 1);
-		if (write_file("/proc/self/setgroups", "deny") ||
-		    write_file("/proc/self/uid_map", "0 0 1") ||
-		    write_file("/proc/self/gid_map", "0 0 1"))
-			die("cannot map root at depth %d", i + 1);
-	}
+	for (i = 0; i < depth; i++)
+		if (unshare_mapped())
+			die("at depth %d: %s", i + 1, agent_error());
 }
 
 /*
@@ -384,7 +352,6 @@ static const struct sysent docker_allow[] = {
 #include "docker-syscalls.h"
 };
 
-#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 #define MAX_INSNS	1024
 #define ARG0_LO		offsetof(struct seccomp_data, args[0])
 #define ARG0_HI		(offsetof(struct seccomp_data, args[0]) + 4)
@@ -562,46 +529,6 @@ static void create_loop(void *arg)
  * Holding user namespaces without tasks: a child enters a new namespace and
  * passes an open /proc/self/ns/user to us over a socket, then exits.
  */
-static void send_fd(int sock, int fd)
-{
-	char cbuf[CMSG_SPACE(sizeof(int))] = { 0 };
-	char byte = 0;
-	struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
-	struct msghdr msg = {
-		.msg_iov = &iov, .msg_iovlen = 1,
-		.msg_control = cbuf, .msg_controllen = sizeof(cbuf),
-	};
-	struct cmsghdr *cmsg = CMSG_FIRSTHDR(&msg);
-
-	cmsg->cmsg_level = SOL_SOCKET;
-	cmsg->cmsg_type = SCM_RIGHTS;
-	cmsg->cmsg_len = CMSG_LEN(sizeof(int));
-	memcpy(CMSG_DATA(cmsg), &fd, sizeof(int));
-	if (sendmsg(sock, &msg, 0) != 1)
-		die("sendmsg: %m");
-}
-
-static int recv_fd(int sock)
-{
-	char cbuf[CMSG_SPACE(sizeof(int))];
-	char byte;
-	struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
-	struct msghdr msg = {
-		.msg_iov = &iov, .msg_iovlen = 1,
-		.msg_control = cbuf, .msg_controllen = sizeof(cbuf),
-	};
-	struct cmsghdr *cmsg;
-	int fd;
-
-	if (recvmsg(sock, &msg, MSG_CMSG_CLOEXEC) != 1)
-		die("recvmsg: %m");
-	cmsg = CMSG_FIRSTHDR(&msg);
-	if (!cmsg || cmsg->cmsg_type != SCM_RIGHTS)
-		die("no fd received");
-	memcpy(&fd, CMSG_DATA(cmsg), sizeof(int));
-	return fd;
-}
-
 static void hold_userns(int n, int *fds)
 {
 	int sv[2], i, status;
@@ -614,17 +541,21 @@ static void hold_userns(int n, int *fds)
 		if (pid < 0)
 			die("fork: %m");
 		if (pid == 0) {
-			int fd;
+			int fd, err;
 
 			if (unshare(CLONE_NEWUSER))
 				die("unshare(CLONE_NEWUSER) #%d: %m", i);
 			fd = open("/proc/self/ns/user", O_RDONLY);
 			if (fd < 0)
 				die("open /proc/self/ns/user: %m");
-			send_fd(sv[1], fd);
+			err = send_fd(sv[1], fd);
+			if (err)
+				die("sending a descriptor: %s", strerror(-err));
 			_exit(0);
 		}
-		fds[i] = recv_fd(sv[0]);
+		fds[i] = recv_fd(sv[0], -1);
+		if (fds[i] < 0)
+			die("receiving a descriptor: %s", strerror(-fds[i]));
 		if (waitpid(pid, &status, 0) != pid || status)
 			die("holding child failed");
 	}

@@ -1,19 +1,17 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * perfns.h - helpers shared by the kernel.perf_event_paranoid selftests
+ * harness.h - the cmocka side of the kernel.perf_event_paranoid selftests
  *
  * The test programs run as root in the initial user namespace of a guest
- * booted by vm/guest/run. They create user namespaces through "agents": an agent
- * is a process that created a user namespace (unshare(CLONE_NEWUSER)),
- * became uid 0 inside it and then waits on a socket for calls. Each call runs
- * a function of the test program in a fresh fork of the agent, so inside the
- * namespace, with the agent's credentials, and sends back an int, a few
- * values, a message and optionally a file descriptor (SCM_RIGHTS). A call
- * with no agent (NULL) runs in a fork of the test program itself, on the
- * host. Calls never use cmocka: only the test program asserts.
+ * booted by vm/guest/run and make their user namespaces with the agents of
+ * userns_agent.h. This adds what only tests want: assertions with errnos by
+ * name, wrappers of the agent functions that fail the test instead of
+ * returning an error, the level file and perf_event_open() as calls, a
+ * seeded random generator and the per-test fixture. Functions that run in
+ * an agent (call_fn) never assert: only the test program does.
  */
-#ifndef PERFNS_H
-#define PERFNS_H
+#ifndef SELFTESTS_HARNESS_H
+#define SELFTESTS_HARNESS_H
 
 #include <stdarg.h>
 #include <stddef.h>
@@ -23,6 +21,8 @@
 #include <sys/types.h>
 #include <stdio.h>
 #include <cmocka.h>
+
+#include "userns_agent.h"
 
 #define PARANOID_PATH	"/proc/sys/kernel/perf_event_paranoid"
 #define KPTR_PATH	"/proc/sys/kernel/kptr_restrict"
@@ -39,44 +39,6 @@
 #define OPEN_ERR(e)	(-(EOPEN + (e)))
 #define READ_ERR(e)	(-(EREAD + (e)))
 
-/* Rootless containers map their uid/gid 0..65535 to 100000..165535. */
-#define ROOTLESS_BASE	100000
-#define ROOTLESS_COUNT	65536
-#define NOBODY		65534
-
-#define CAP_BIT(c)	(1ULL << (c))
-#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
-#define CAPS_ALL	(~0ULL)
-
-/* Who runs a call: a uid in the caller's namespace and the caps it keeps. */
-struct who {
-	int uid;		/* -1: the agent's own (0 in its namespace) */
-	/* Kept in the effective, permitted and bounding sets; CAPS_ALL: all. */
-	uint64_t caps;
-};
-
-#define AS_ROOT		((struct who){ .uid = -1, .caps = CAPS_ALL })
-#define AS_NOBODY	((struct who){ .uid = NOBODY, .caps = 0 })
-
-/* What a call sends back besides its int result. */
-struct out {
-	int fd;			/* sent to the caller when >= 0 */
-	long val[4];
-	char msg[256];
-};
-
-typedef int (*call_fn)(const void *arg, int in_fd, struct out *out);
-
-struct agent {
-	pid_t pid;
-	int sock;
-	int pidfd;
-	bool child;		/* our own child: reap it with waitpid() */
-	int depth;		/* user namespace nesting level, host = 0 */
-};
-
-/* --- the test program's side ------------------------------------------ */
-
 /* TAP diagnostics ("# ..."). */
 void diag(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 const char *ret_str(long ret);
@@ -87,64 +49,63 @@ const char *ret_str(long ret);
 void _assert_ret(long actual, long expected, const char *expr,
 		 const char *file, int line);
 
-/* Read the level through a descriptor: the level, or READ_ERR(e). */
-int read_level_fd(int fd);
+/* --- a level file: kernel.perf_event_paranoid or one like it ---------- */
+
+/* Read a level through a descriptor: the level, or READ_ERR(e). */
+int fd_read_level(int fd);
 /* Write @s through a descriptor at offset 0: 0 or -errno. */
-int write_level_fd(int fd, const char *s);
+int fd_write_level(int fd, const char *s);
+/* Open @path here and read it: the level, OPEN_ERR(e) or READ_ERR(e). */
+int path_read_level(const char *path);
+/* Open @path here and write @s: 0, -errno or OPEN_ERR(e). */
+int path_write_level(const char *path, const char *s);
 
 /* The level as the test program (host root) sees it. */
 int host_level(void);
-/* Write @s to @path in one write(2): 0 or -errno. */
-int write_file(const char *path, const char *s);
-/* unshare(CLONE_NEWUSER), mapping uid/gid 0 inside to ours, as unshare -r. */
-int unshare_mapped(void);
 /* Set the host level (as host root), asserting success. */
 #define set_host_level(level) _set_host_level((level), __FILE__, __LINE__)
 void _set_host_level(int level, const char *file, int line);
 
+/* --- agents, failing the test where userns_agent.c returns an error --- */
+
 /*
- * Run @fn(@arg, @in_fd) in a fork of agent @a (NULL: on the host) as @w.
- * Returns @fn's result; *@out gets the rest (out->fd the received descriptor
- * or -1). A call that does not answer within 60 s fails the test.
+ * Run @fn in agent @a (NULL: on the host) as @w (see agent_call()); shows
+ * out->msg and returns @fn's result.
  */
 int call_as(struct agent *a, struct who w, call_fn fn, const void *arg,
 	    size_t len, int in_fd, struct out *out);
 int call(struct agent *a, call_fn fn, const void *arg, size_t len,
 	 struct out *out);
-
-/* The same, in two steps, for calls that run concurrently. */
 void call_start(struct agent *a, struct who w, call_fn fn, const void *arg,
 		size_t len);
 int call_finish(struct agent *a, struct out *out, int timeout_ms);
 
-/* An agent on the host: root in the initial namespace. */
-struct agent *agent_host(void);
-
-/*
- * A new user namespace whose uid and gid 0 map to @outside..@outside+@count-1
- * of the namespace of @parent (NULL: the host). The process that creates it
- * first becomes uid/gid @outside in @parent's namespace (when it is not
- * already), so the namespace is owned by the user its root maps to, like a
- * rootless container made with newuidmap.
- */
+/* agent_new(), asserting. */
 struct agent *agent_userns(struct agent *parent, uid_t outside,
 			   unsigned int count);
+/* An agent on the host: root in the initial namespace. */
+struct agent *agent_host(void);
 /* A rootless container: 0..65535 -> 100000.. on the host. */
 struct agent *container_new(void);
 /* A namespace nested in @parent, its root mapped to @parent's root. */
 struct agent *nested_new(struct agent *parent);
-/* End the agent and wait for it. NULL is ignored. */
-void agent_free(struct agent *a);
-/* Open the agent's /proc/PID/ns/user from the host. */
-int agent_userns_fd(struct agent *a);
 
-/* In @a as @w: the level read by a fresh open, OPEN_ERR(e), READ_ERR(e). */
+/* --- the level file in an agent -------------------------------------- */
+
+/* In @a as @w: @path read by a fresh open: the level, OPEN_ERR, READ_ERR. */
+int read_path_as(struct agent *a, struct who w, const char *path);
+/* In @a as @w: write @s to @path by a fresh open: 0, -errno or OPEN_ERR. */
+int write_path_as(struct agent *a, struct who w, const char *path,
+		  const char *s);
+/* In @a as @w: open @path; *fd gets it here; 0 or -errno. */
+int open_path_as(struct agent *a, struct who w, const char *path, int flags,
+		 int *fd);
+
+/* The same for PARANOID_PATH. */
 int read_level_as(struct agent *a, struct who w);
 int read_level(struct agent *a);
-/* In @a as @w: write @s by a fresh open: 0, -errno or OPEN_ERR(e). */
 int write_level_as(struct agent *a, struct who w, const char *s);
 int write_level(struct agent *a, const char *s);
-/* In @a as @w: open the level file; *fd gets it here; 0 or -errno. */
 int open_level_as(struct agent *a, struct who w, int flags, int *fd);
 
 enum perf_kind { PERF_TASK, PERF_CPU, PERF_TRACEPOINT };
@@ -173,10 +134,16 @@ int perf_open_as(struct agent *a, struct who w, const struct perf_req *p);
 		assert_ret(read_level(a), (level));			\
 	} while (0)
 
-/* Capability mask of the caller, from /proc/self/status (CapEff etc). */
-uint64_t proc_caps(const char *field);
+/*
+ * Run @script with /bin/sh as host root, stdout and stderr into sh_output.
+ * Returns the exit status, 128 + signal, or -ETIMEDOUT after 120 s.
+ */
+int sh(const char *script);
+extern char sh_output[16384];
+/* Fail the test unless the last sh() printed @s. */
+void assert_output_has(const char *s);
 
-/* Random numbers for the randomized tests: seeded from PERFNS_SEED. */
+/* Random numbers for the randomized tests: seeded from SELFTESTS_SEED. */
 void rand_init(void);
 unsigned int rand_below(unsigned int n);
 
@@ -197,11 +164,13 @@ int fixture_teardown(void **state);
 /* Group setup: checks that we are host root and the host is at 2. */
 int group_setup(void **state);
 /* Runs the tests with TAP output. */
-int perfns_run(const char *name, const struct CMUnitTest *tests, size_t n);
+int selftests_run(const char *name, const struct CMUnitTest *tests,
+		  size_t n);
 
-#define RUN_TESTS(name, tests) perfns_run(name, tests, ARRAY_SIZE(tests))
+#define RUN_TESTS(name, tests) \
+	selftests_run(name, tests, ARRAY_SIZE(tests))
 
 #define TEST(f) \
 	cmocka_unit_test_setup_teardown(f, fixture_setup, fixture_teardown)
 
-#endif /* PERFNS_H */
+#endif /* SELFTESTS_HARNESS_H */

@@ -1,0 +1,563 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * harness.c - the cmocka side of the selftests (see harness.h)
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <linux/capability.h>
+#include <linux/perf_event.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "harness.h"
+
+/* --- diagnostics ------------------------------------------------------ */
+
+void diag(const char *fmt, ...)
+{
+	char buf[1024], *line, *save;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	for (line = strtok_r(buf, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save))
+		printf("# %s\n", line);
+	fflush(stdout);
+}
+
+const char *ret_str(long ret)
+{
+	static char bufs[4][64];
+	static int next;
+	char *buf = bufs[next++ % 4];
+	const char *name;
+
+	if (ret <= -EREAD && ret > -EREAD - 1000) {
+		name = strerrorname_np(-ret - EREAD);
+		snprintf(buf, 64, "READ_ERR(%s)", name ? name : "?");
+	} else if (ret <= -EOPEN && ret > -EOPEN - 1000) {
+		name = strerrorname_np(-ret - EOPEN);
+		snprintf(buf, 64, "OPEN_ERR(%s)", name ? name : "?");
+	} else {
+		name = ret < 0 && ret > -1000 ? strerrorname_np(-ret) : NULL;
+		/* Could be a level too: show both. */
+		if (name)
+			snprintf(buf, 64, "%ld (-%s)", ret, name);
+		else
+			snprintf(buf, 64, "%ld", ret);
+	}
+	return buf;
+}
+
+void _assert_ret(long actual, long expected, const char *expr,
+		 const char *file, int line)
+{
+	if (actual == expected)
+		return;
+	diag("%s is %s, expected %s", expr, ret_str(actual),
+	     ret_str(expected));
+	_fail(file, line);
+}
+
+/* An error of userns_agent.c: say what it was doing, fail the test. */
+#define agent_check(call)						\
+	do {								\
+		int __err = (call);					\
+									\
+		if (__err) {						\
+			diag("%s (%s)", agent_error(), ret_str(__err));	\
+			fail();						\
+		}							\
+	} while (0)
+
+/* --- levels ----------------------------------------------------------- */
+
+int fd_read_level(int fd)
+{
+	char buf[32], *end;
+	ssize_t n;
+	long v;
+
+	n = pread(fd, buf, sizeof(buf) - 1, 0);
+	if (n < 0)
+		return READ_ERR(errno);
+	buf[n] = '\0';
+	/* proc_dointvec format: one decimal integer and a newline. */
+	errno = 0;
+	v = strtol(buf, &end, 10);
+	if (errno || end == buf || strcmp(end, "\n") || v < INT_MIN ||
+	    v > INT_MAX)
+		return READ_ERR(EBADMSG);
+	return v;
+}
+
+int fd_write_level(int fd, const char *s)
+{
+	ssize_t n = pwrite(fd, s, strlen(s), 0);
+
+	if (n < 0)
+		return -errno;
+	return (size_t)n == strlen(s) ? 0 : -EIO;
+}
+
+int path_read_level(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int level;
+
+	if (fd < 0)
+		return OPEN_ERR(errno);
+	level = fd_read_level(fd);
+	close(fd);
+	return level;
+}
+
+int path_write_level(const char *path, const char *s)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	int ret;
+
+	if (fd < 0)
+		return OPEN_ERR(errno);
+	ret = fd_write_level(fd, s);
+	close(fd);
+	return ret;
+}
+
+int host_level(void)
+{
+	return path_read_level(PARANOID_PATH);
+}
+
+void _set_host_level(int level, const char *file, int line)
+{
+	char s[16];
+
+	snprintf(s, sizeof(s), "%d", level);
+	_assert_ret(path_write_level(PARANOID_PATH, s), 0,
+		    "writing the host level", file, line);
+	_assert_ret(host_level(), level, "host_level()", file, line);
+}
+
+/* --- agents ----------------------------------------------------------- */
+
+int call_as(struct agent *a, struct who w, call_fn fn, const void *arg,
+	    size_t len, int in_fd, struct out *out)
+{
+	agent_check(agent_call(a, w, fn, arg, len, in_fd, out));
+	if (out->msg[0])
+		diag("%s", out->msg);
+	return out->ret;
+}
+
+int call(struct agent *a, call_fn fn, const void *arg, size_t len,
+	 struct out *out)
+{
+	return call_as(a, AS_ROOT, fn, arg, len, -1, out);
+}
+
+void call_start(struct agent *a, struct who w, call_fn fn, const void *arg,
+		size_t len)
+{
+	agent_check(agent_call_start(a, w, fn, arg, len));
+}
+
+int call_finish(struct agent *a, struct out *out, int timeout_ms)
+{
+	agent_check(agent_call_finish(a, out, timeout_ms));
+	if (out->msg[0])
+		diag("%s", out->msg);
+	return out->ret;
+}
+
+struct agent *agent_userns(struct agent *parent, uid_t outside,
+			   unsigned int count)
+{
+	struct agent *a;
+
+	agent_check(agent_new(parent, outside, count, &a));
+	return a;
+}
+
+struct agent *agent_host(void)
+{
+	return agent_userns(NULL, 0, 0);
+}
+
+struct agent *container_new(void)
+{
+	return agent_userns(NULL, ROOTLESS_BASE, ROOTLESS_COUNT);
+}
+
+struct agent *nested_new(struct agent *parent)
+{
+	return agent_userns(parent, 0, ROOTLESS_COUNT);
+}
+
+/* --- calls ------------------------------------------------------------ */
+
+struct path_arg {
+	int flags;
+	char path[128];
+	char data[256];
+};
+
+static int fn_read_path(const void *arg, int in_fd, struct out *out)
+{
+	const struct path_arg *p = arg;
+
+	(void)in_fd;
+	(void)out;
+	return path_read_level(p->path);
+}
+
+static int fn_write_path(const void *arg, int in_fd, struct out *out)
+{
+	const struct path_arg *p = arg;
+
+	(void)in_fd;
+	(void)out;
+	return path_write_level(p->path, p->data);
+}
+
+static int fn_open_path(const void *arg, int in_fd, struct out *out)
+{
+	const struct path_arg *p = arg;
+
+	(void)in_fd;
+	out->fd = open(p->path, p->flags | O_CLOEXEC);
+	return out->fd < 0 ? -errno : 0;
+}
+
+static struct path_arg path_arg(const char *path, const char *data,
+				int flags)
+{
+	struct path_arg p = { .flags = flags };
+
+	assert_true(strlen(path) < sizeof(p.path));
+	assert_true(!data || strlen(data) < sizeof(p.data));
+	snprintf(p.path, sizeof(p.path), "%s", path);
+	if (data)
+		snprintf(p.data, sizeof(p.data), "%s", data);
+	return p;
+}
+
+int read_path_as(struct agent *a, struct who w, const char *path)
+{
+	struct path_arg p = path_arg(path, NULL, 0);
+	struct out out;
+
+	return call_as(a, w, fn_read_path, &p, sizeof(p), -1, &out);
+}
+
+int write_path_as(struct agent *a, struct who w, const char *path,
+		  const char *s)
+{
+	struct path_arg p = path_arg(path, s, 0);
+	struct out out;
+
+	return call_as(a, w, fn_write_path, &p, sizeof(p), -1, &out);
+}
+
+int open_path_as(struct agent *a, struct who w, const char *path, int flags,
+		 int *fd)
+{
+	struct path_arg p = path_arg(path, NULL, flags);
+	struct out out;
+	int ret = call_as(a, w, fn_open_path, &p, sizeof(p), -1, &out);
+
+	*fd = out.fd;
+	if (!ret && out.fd < 0) {
+		diag("the descriptor did not arrive");
+		fail();
+	}
+	return ret;
+}
+
+int read_level_as(struct agent *a, struct who w)
+{
+	return read_path_as(a, w, PARANOID_PATH);
+}
+
+int read_level(struct agent *a)
+{
+	return read_level_as(a, AS_ROOT);
+}
+
+int write_level_as(struct agent *a, struct who w, const char *s)
+{
+	return write_path_as(a, w, PARANOID_PATH, s);
+}
+
+int write_level(struct agent *a, const char *s)
+{
+	return write_level_as(a, AS_ROOT, s);
+}
+
+int open_level_as(struct agent *a, struct who w, int flags, int *fd)
+{
+	return open_path_as(a, w, PARANOID_PATH, flags, fd);
+}
+
+static long perf_event_open(struct perf_event_attr *attr, pid_t pid,
+			    int cpu, int group, unsigned long flags)
+{
+	return syscall(SYS_perf_event_open, attr, pid, cpu, group, flags);
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+static int fn_perf_open(const void *arg, int in_fd, struct out *out)
+{
+	const struct perf_req *p = arg;
+	struct perf_event_attr attr;
+	uint64_t count = 0, end;
+	volatile unsigned long spin = 0;
+	pid_t pid = 0;
+	int cpu = -1, fd, i;
+
+	(void)in_fd;
+	memset(&attr, 0, sizeof(attr));
+	attr.size = sizeof(attr);
+	attr.disabled = 1;
+	attr.exclude_kernel = !p->kernel;
+	attr.exclude_hv = 1;
+	switch (p->kind) {
+	case PERF_TASK:
+		attr.type = PERF_TYPE_SOFTWARE;
+		attr.config = PERF_COUNT_SW_TASK_CLOCK;
+		break;
+	case PERF_CPU:
+		attr.type = PERF_TYPE_SOFTWARE;
+		attr.config = PERF_COUNT_SW_CPU_CLOCK;
+		pid = -1;
+		cpu = 0;
+		break;
+	case PERF_TRACEPOINT:
+		attr.type = PERF_TYPE_TRACEPOINT;
+		attr.config = p->tp_id;
+		attr.sample_type = PERF_SAMPLE_RAW;
+		attr.sample_period = 1;
+		break;
+	}
+	fd = perf_event_open(&attr, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	ioctl(fd, PERF_EVENT_IOC_ENABLE, 0);
+	/*
+	 * Work until the event has counted something: the guest's clock may
+	 * be jiffies, so a clock event can read 0 for a whole tick.
+	 */
+	end = now_ns() + 3000000000ULL;
+	do {
+		for (i = 0; i < 10000; i++)
+			spin++;
+		if (p->kind == PERF_TRACEPOINT)
+			usleep(100);
+		if (read(fd, &count, sizeof(count)) != sizeof(count))
+			count = 0;
+	} while (!count && now_ns() < end);
+	ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
+	close(fd);
+	out->val[0] = count;
+	if (!count) {
+		snprintf(out->msg, sizeof(out->msg),
+			 "the event opened but counted nothing");
+		return -ENODATA;
+	}
+	return 0;
+}
+
+int perf_open_as(struct agent *a, struct who w, const struct perf_req *p)
+{
+	struct out out;
+
+	return call_as(a, w, fn_perf_open, p, sizeof(*p), -1, &out);
+}
+
+/* --- shell scripts ---------------------------------------------------- */
+
+char sh_output[16384];
+
+int sh(const char *script)
+{
+	struct pollfd pfd;
+	size_t len = 0;
+	int p[2], status;
+	time_t end = time(NULL) + 120;
+	ssize_t n;
+	pid_t pid;
+
+	assert_int_equal(pipe2(p, O_CLOEXEC), 0);
+	fflush(stdout);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		dup2(p[1], 1);
+		dup2(p[1], 2);
+		execl("/bin/sh", "sh", "-c", script, (char *)NULL);
+		_exit(127);
+	}
+	close(p[1]);
+	pfd.fd = p[0];
+	pfd.events = POLLIN;
+	for (;;) {
+		if (poll(&pfd, 1, 1000) < 0 && errno != EINTR)
+			break;
+		if (time(NULL) > end) {
+			kill(pid, SIGKILL);
+			break;
+		}
+		if (!(pfd.revents & (POLLIN | POLLHUP)))
+			continue;
+		n = read(p[0], sh_output + len, sizeof(sh_output) - 1 - len);
+		if (n <= 0)
+			break;
+		len += n;
+	}
+	sh_output[len] = '\0';
+	close(p[0]);
+	waitpid(pid, &status, 0);
+	diag("$ %s", script);
+	diag("%s", sh_output);
+	if (time(NULL) > end)
+		return -ETIMEDOUT;
+	return WIFEXITED(status) ? WEXITSTATUS(status)
+				 : 128 + WTERMSIG(status);
+}
+
+void assert_output_has(const char *s)
+{
+	if (!strstr(sh_output, s)) {
+		diag("the output lacks \"%s\"", s);
+		fail();
+	}
+}
+
+/* --- randomness ------------------------------------------------------- */
+
+static uint64_t rng_state;
+
+void rand_init(void)
+{
+	const char *s = getenv("SELFTESTS_SEED");
+	uint64_t seed = s ? strtoull(s, NULL, 0) : (uint64_t)now_ns();
+
+	rng_state = seed ? seed : 1;
+	diag("random seed %" PRIu64 " (set SELFTESTS_SEED to repeat)", seed);
+}
+
+unsigned int rand_below(unsigned int n)
+{
+	/* xorshift64* */
+	rng_state ^= rng_state >> 12;
+	rng_state ^= rng_state << 25;
+	rng_state ^= rng_state >> 27;
+	return ((rng_state * 2685821657736338717ULL) >> 32) % n;
+}
+
+/* --- fixtures --------------------------------------------------------- */
+
+struct agent *fixture_add(struct fixture *f, struct agent *a)
+{
+	assert_true(f->n < (int)ARRAY_SIZE(f->agents));
+	f->agents[f->n++] = a;
+	return a;
+}
+
+int fixture_fd(struct fixture *f, int fd)
+{
+	assert_true(fd >= 0);
+	assert_true(f->nfds < (int)ARRAY_SIZE(f->fds));
+	f->fds[f->nfds++] = fd;
+	return fd;
+}
+
+int fixture_setup(void **state)
+{
+	struct fixture *f = calloc(1, sizeof(*f));
+
+	if (!f)
+		return -1;
+	*state = f;
+	if (host_level() != HOST_LEVEL) {
+		diag("the host level is %s before the test, not %d",
+		     ret_str(host_level()), HOST_LEVEL);
+		return -1;
+	}
+	return 0;
+}
+
+int fixture_teardown(void **state)
+{
+	struct fixture *f = *state;
+	int ret = 0, level;
+
+	if (!f)
+		return 0;
+	while (f->n > 0)
+		if (agent_free(f->agents[--f->n]))
+			diag("%s", agent_error());
+	while (f->nfds > 0)
+		close(f->fds[--f->nfds]);
+	while (waitpid(-1, NULL, WNOHANG) > 0)
+		;
+	level = path_write_level(PARANOID_PATH, "2");
+	if (!level)
+		level = host_level();
+	if (level != HOST_LEVEL) {
+		diag("restoring the host level to %d: %s", HOST_LEVEL,
+		     ret_str(level));
+		ret = -1;
+	}
+	free(f);
+	*state = NULL;
+	return ret;
+}
+
+int group_setup(void **state)
+{
+	int level = host_level();
+
+	(void)state;
+	if (geteuid() != 0 || !(proc_caps("CapEff") & CAP_BIT(CAP_SYS_ADMIN))) {
+		diag("these tests run as root with all capabilities, in the "
+		     "guest booted by vm/guest/run");
+		return -1;
+	}
+	if (level != HOST_LEVEL) {
+		diag("the host level is %s, not %d: a test left it changed",
+		     ret_str(level), HOST_LEVEL);
+		return -1;
+	}
+	return 0;
+}
+
+int selftests_run(const char *name, const struct CMUnitTest *tests,
+		  size_t n)
+{
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	cmocka_set_message_output(CM_OUTPUT_TAP);
+	/* Agents orphaned by their parent agent come back to us. */
+	prctl(PR_SET_CHILD_SUBREAPER, 1);
+	return _cmocka_run_group_tests(name, tests, n, group_setup, NULL);
+}
