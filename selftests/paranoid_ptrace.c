@@ -186,10 +186,17 @@ static void assert_level_3_leaves_ptrace_breakpoints(struct agent *a,
 						     struct who w)
 {
 	struct out out;
+	int perf, dr0;
 
-	assert_ret(call_as(a, w, fn_perf_breakpoint, NULL, 0, -1, &out),
-		   -EACCES);
-	assert_ret(call_as(a, w, fn_ptrace_breakpoint, NULL, 0, -1, &out), 0);
+	perf = call_as(a, w, fn_perf_breakpoint, NULL, 0, -1, &out);
+	dr0 = call_as(a, w, fn_ptrace_breakpoint, NULL, 0, -1, &out);
+	diag("level 3: perf_event_open(breakpoint) %s; POKEUSER DR0 %s, "
+	     "DR7 %s, DR7 reads %#lx, the child stopped with SIG%s, "
+	     "DR6 %#lx", ret_str(perf), ret_str(dr0), ret_str(out.val[0]),
+	     out.val[1], out.val[2] > 0 ? sigabbrev_np(out.val[2]) : "(none)",
+	     out.val[3]);
+	assert_ret(perf, -EACCES);
+	assert_ret(dr0, 0);
 	assert_ret(out.val[0], 0);		/* DR7 written */
 	assert_ret(out.val[1], DR7_L0);		/* and reads back */
 	assert_ret(out.val[2], SIGTRAP);	/* the breakpoint fired */
