@@ -11,6 +11,7 @@ BUILD := $(TOP)/build
 
 .PHONY: all deps kernel baseline-kernel debug-kernel export-patches \
 	series-check selftests tools install demo check check-debug bench \
+	check-matrix check-kcsan \
 	clean help
 
 all: kernel selftests tools
@@ -55,6 +56,14 @@ check: deps
 
 check-debug: deps
 	@vm/check/check --debug
+
+# The series built with W=1 and sparse patch by patch, and in other
+# configurations (see vm/check/matrix); and under KCSAN (vm/check/kcsan).
+check-matrix: deps
+	@vm/check/matrix
+
+check-kcsan: deps
+	@vm/check/kcsan
 
 bench: deps
 	@vm/bench/bench
