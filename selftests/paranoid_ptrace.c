@@ -18,7 +18,8 @@
  * perf-security.rst); this test pins today's behaviour so that a change of
  * it is seen: at level 3, on the host and in a rootless container, the same
  * task that perf_event_open() refuses a breakpoint event can set one on its
- * own child through the debug registers, and it fires.
+ * own child through the debug registers, and it fires; only a kernel
+ * address is refused (EINVAL: the events are user only).
  *
  * Each case first shows that at level 2 perf_event_open() gives the same
  * task a working breakpoint event (so that EACCES at 3 is the level's
@@ -45,6 +46,8 @@
 #define DR_OFFSET(n)	offsetof(struct user, u_debugreg[n])
 #define DR7_L0		0x1UL	/* local enable of DR0; RW0 = LEN0 = 0: exec */
 #define DR6_B0		0x1UL	/* DR0's condition was met */
+/* In the kernel's half of the address space (above TASK_SIZE_MAX). */
+#define KERNEL_ADDR	0xffffffff81000000UL
 
 /* A user not root on the host, with no capabilities. */
 #define HOST_USER	((struct who){ .uid = 1000, .caps = 0 })
@@ -104,20 +107,27 @@ static long peek_dr(pid_t pid, int n)
 	return errno ? -errno : v;
 }
 
+static void kill_wait(pid_t pid)
+{
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+}
+
 /*
- * A tracer and its own child (PTRACE_TRACEME): DR0 = bp_target and DR7 =
- * L0 through PTRACE_POKEUSER, then the child runs into bp_target. Returns
- * what writing DR0 returned (0 or -errno); val[0] what writing DR7
- * returned, val[1] DR7 read back, val[2] the signal the child stopped
- * with after PTRACE_CONT (0 if it ran to its end), val[3] DR6 then.
+ * A tracer and its own child (PTRACE_TRACEME): DR0 = *@arg (0: bp_target)
+ * and DR7 = L0 through PTRACE_POKEUSER, then the child runs into
+ * bp_target. Returns what writing DR0 returned (0 or -errno; when it
+ * failed, nothing more is done); val[0] what writing DR7 returned, val[1]
+ * DR7 read back, val[2] the signal the child stopped with after
+ * PTRACE_CONT (0 if it ran to its end), val[3] DR6 then.
  */
 static int fn_ptrace_breakpoint(const void *arg, int in_fd, struct out *out)
 {
+	unsigned long addr = *(const unsigned long *)arg;
 	long dr0, ret = -1;
 	int st;
 	pid_t pid;
 
-	(void)arg;
 	(void)in_fd;
 	/* Agents ignore SIGCHLD; this call waits for its child. */
 	signal(SIGCHLD, SIG_DFL);
@@ -135,11 +145,14 @@ static int fn_ptrace_breakpoint(const void *arg, int in_fd, struct out *out)
 	    WSTOPSIG(st) != SIGSTOP) {
 		snprintf(out->msg, sizeof(out->msg),
 			 "the tracee did not stop (status %#x)", st);
-		kill(pid, SIGKILL);
-		waitpid(pid, NULL, 0);
+		kill_wait(pid);
 		return -ENOTRECOVERABLE;
 	}
-	dr0 = poke_dr(pid, 0, (unsigned long)bp_target);
+	dr0 = poke_dr(pid, 0, addr ?: (unsigned long)bp_target);
+	if (dr0) {
+		kill_wait(pid);
+		return dr0;
+	}
 	out->val[0] = poke_dr(pid, 7, DR7_L0);
 	out->val[1] = peek_dr(pid, 7);
 	out->val[2] = -1;
@@ -161,8 +174,7 @@ static int fn_ptrace_breakpoint(const void *arg, int in_fd, struct out *out)
 		snprintf(out->msg, sizeof(out->msg),
 			 "the tracee did not exit normally (status %#lx)",
 			 ret);
-		kill(pid, SIGKILL);
-		waitpid(pid, NULL, 0);
+		kill_wait(pid);
 		return -ENOTRECOVERABLE;
 	}
 	return dr0;
@@ -188,8 +200,11 @@ static void assert_level_3_leaves_ptrace_breakpoints(struct agent *a,
 	struct out out;
 	int perf, dr0;
 
+	unsigned long addr = 0;
+
 	perf = call_as(a, w, fn_perf_breakpoint, NULL, 0, -1, &out);
-	dr0 = call_as(a, w, fn_ptrace_breakpoint, NULL, 0, -1, &out);
+	dr0 = call_as(a, w, fn_ptrace_breakpoint, &addr, sizeof(addr), -1,
+		      &out);
 	diag("level 3: perf_event_open(breakpoint) %s; POKEUSER DR0 %s, "
 	     "DR7 %s, DR7 reads %#lx, the child stopped with SIG%s, "
 	     "DR6 %#lx", ret_str(perf), ret_str(dr0), ret_str(out.val[0]),
@@ -201,6 +216,11 @@ static void assert_level_3_leaves_ptrace_breakpoints(struct agent *a,
 	assert_ret(out.val[1], DR7_L0);		/* and reads back */
 	assert_ret(out.val[2], SIGTRAP);	/* the breakpoint fired */
 	assert_true(out.val[3] >= 0 && (out.val[3] & DR6_B0));
+
+	/* The events are user only: a kernel address is refused. */
+	addr = KERNEL_ADDR;
+	assert_ret(call_as(a, w, fn_ptrace_breakpoint, &addr, sizeof(addr),
+			   -1, &out), -EINVAL);
 }
 
 /* A rootless container locked at 3, the host at 2. */
