@@ -808,6 +808,7 @@ struct run {
 	int memfd;
 	unsigned int cases, mismatches, long_cases;
 	unsigned int as_old;		/* mismatches proc_dointvec() explains */
+	unsigned int long_mismatches;	/* of writes longer than 4095 bytes */
 	unsigned int by_err[3];		/* accepted, EINVAL, EPERM */
 	unsigned int by_kind[K_KINDS];
 };
@@ -857,6 +858,7 @@ static void judge(struct run *r, unsigned int i)
 		return;
 	old = model(in->b, in->len, res->pre, &r->t, true);
 	r->as_old += old.err == got.err && old.level == got.level;
+	r->long_mismatches += in->len > PAGE_WINDOW;
 	if (r->mismatches++ >= SHOW_MAX)
 		return;
 	escape(in, text, sizeof(text));
@@ -978,9 +980,10 @@ static void fuzz(struct fixture *f, const char *what, const char *path,
 	     r.by_kind[K_BYTES], r.by_kind[K_LONG]);
 	run_done(&r);
 	if (r.mismatches) {
-		diag("%s: %u of %u outcomes differ from the model, %u of "
-		     "them as plain proc_dointvec() would have it", what,
-		     r.mismatches, r.cases, r.as_old);
+		diag("%s: %u of %u outcomes differ from the model (%u of "
+		     "them writes longer than %d bytes), %u as plain "
+		     "proc_dointvec() would have it", what, r.mismatches,
+		     r.cases, r.long_mismatches, PAGE_WINDOW, r.as_old);
 		fail();
 	}
 	/* A generator that stopped producing an outcome tests less. */
