@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * perfns get [--pid PID] - print the level in force in a user namespace.
+ * perfns get [--pid PID] [--floor] - print the level in force in a user
+ * namespace, or what its floor file reads.
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -8,15 +9,19 @@
 #include "perfns.h"
 
 static const char get_usage[] =
-	"Usage: perfns get [--pid PID]\n"
+	"Usage: perfns get [--pid PID] [--floor] [--timeout SECONDS]\n"
 	"\n"
 	"Print the perf_event_paranoid level in force (the effective level) in\n"
-	"the user namespace of PID, by default in your own. Reading another\n"
-	"namespace's level takes CAP_SYS_ADMIN over it.\n"
+	"the user namespace of PID, by default in your own. With --floor print\n"
+	"what kernel.perf_event_paranoid_userns reads there instead: the level\n"
+	"a user namespace created in it starts at. Reading another namespace\n"
+	"takes CAP_SYS_ADMIN over it.\n"
 	"\n"
 	"Options:\n"
-	"  -p, --pid PID   the user namespace of this process\n"
-	"  -h, --help      show this help\n"
+	"  -p, --pid PID        the user namespace PID is in (from a pidfd)\n"
+	"  -f, --floor          print the floor instead of the level\n"
+	"  -t, --timeout SECS   give up on a namespace after SECS (default 10)\n"
+	"  -h, --help           show this help\n"
 	"\n"
 	"Exit status: 0 ok, 1 refused or failed, 2 usage error.\n";
 
@@ -24,19 +29,27 @@ int cmd_get(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "pid", required_argument, NULL, 'p' },
+		{ "floor", no_argument, NULL, 'f' },
+		{ "timeout", required_argument, NULL, 't' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
+	struct lvl_op op = { 0 };
+	const struct userns *self;
 	struct lvl_result res;
-	struct userns ns;
+	struct userns ns = { .fd = -1 };
 	pid_t pid = 0;
 	int c, ret;
 
 	optind = 1;
-	while ((c = subcmd_getopt("get", get_usage, ":p:h", opts,
+	while ((c = subcmd_getopt("get", get_usage, ":p:ft:h", opts,
 				  argc, argv, &ret)) > 0) {
-		/* 'p' */
-		ret = parse_pid_arg("get", optarg, &pid);
+		if (c == 'p')
+			ret = parse_pid_arg("get", optarg, &pid);
+		else if (c == 't')
+			ret = parse_timeout_arg("get", optarg);
+		else
+			op.read_floor = true;	/* 'f' */
 		if (ret)
 			return ret;
 	}
@@ -46,15 +59,26 @@ int cmd_get(int argc, char **argv)
 		return usage_error("get", "unexpected argument '%s'",
 				   argv[optind]);
 
-	ret = pid ? userns_of_pid(pid, &ns) : userns_self(&ns);
-	if (ret)
-		return ret;
-	level_read(&ns, &res);
+	self = userns_self();
+	if (!self)
+		return EXIT_FAIL;
+	if (pid) {
+		ret = userns_of_pid(pid, &ns);
+		if (ret)
+			return ret;
+	} else {
+		ns = *self;
+	}
+	ns_do(&ns, &op, &res);
 	userns_close(&ns);
 	if (res.stage != LVL_OK)
-		return report_level_error(&ns, &res, 0);
+		return report_level_error(&ns, &res, &op);
+	if (op.read_floor && res.no_floor) {
+		msg("%s", NO_FLOOR_MSG);
+		return EXIT_FAIL;
+	}
 
-	printf("%d\n", res.level);
+	printf("%d\n", op.read_floor ? res.floor : res.level);
 	if (res.global)
 		msg("note: this kernel has no per-namespace perf_event_paranoid; %d is the global level",
 		    res.level);

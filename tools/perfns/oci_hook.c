@@ -8,7 +8,19 @@
  * namespaces. Run as a createRuntime (or prestart) hook, this raises the
  * container's user namespace before the container's process runs the
  * user's program.
+ *
+ * Which namespace is decided by what raising it would do, from the hook's
+ * own user namespace H (taken once, at start; the hook refuses when it
+ * cannot be sure of it) and the container's C (from a pidfd):
+ *  - C below H: the namespace directly below H on the way up from C, i.e.
+ *    the container's, however deep its process has nested itself since;
+ *  - C is H and H is not the initial namespace (a rootless runtime, e.g.
+ *    podman, running containers and hooks in the user's one namespace):
+ *    H, which is below the host's and holds only that user's containers;
+ *  - C is H and H is the initial namespace, or C not below H: refused.
+ * The initial user namespace is never written.
  */
+#define _GNU_SOURCE
 #include <errno.h>
 #include <getopt.h>
 #include <jansson.h>
@@ -19,32 +31,39 @@
 #include "perfns.h"
 
 static const char hook_usage[] =
-	"Usage: perfns oci-hook --level LEVEL < STATE\n"
+	"Usage: perfns oci-hook --level LEVEL [--timeout SECONDS] < STATE\n"
 	"\n"
 	"OCI runtime hook (createRuntime, or prestart): read the container's\n"
-	"state JSON on stdin and raise the user namespace of its \"pid\" to\n"
-	"LEVEL. A namespace already above LEVEL is left as it is. Refused, and\n"
-	"nothing changed, when the state is malformed or has no pid, the\n"
-	"process is gone, or the container shares the hook's own user\n"
-	"namespace (raising that would raise the host).\n"
+	"state JSON on stdin and raise the container's user namespace to LEVEL:\n"
+	"the one directly below the hook's own that the container's \"pid\" is\n"
+	"in or nested under, or, when the container shares the hook's user\n"
+	"namespace and that is not the initial one (rootless runtimes), that\n"
+	"namespace. A namespace already above LEVEL is left as it is. Refused,\n"
+	"and nothing changed, when the state is malformed or has no pid, the\n"
+	"process is gone, the hook's own namespace cannot be told for sure, or\n"
+	"raising would raise the initial user namespace (the host).\n"
 	"\n"
 	"Options:\n"
-	"  -l, --level LEVEL   the level: -1, 0, 1, 2 or 3 (3: perf off)\n"
-	"  -h, --help          show this help\n"
+	"  -l, --level LEVEL    the level: -1, 0, 1, 2 or 3 (3: perf off)\n"
+	"  -t, --timeout SECS   give up on the namespace after SECS (default 10)\n"
+	"  -h, --help           show this help\n"
 	"\n"
 	"Exit status: 0 ok, 1 refused or failed, 2 usage error.\n";
 
-/* The pid and the id (for messages) from the state document on @f. */
+/* The pid and the id (escaped, for messages) from the state on @f. */
 static int read_state(FILE *f, pid_t *pid, char *id, size_t idlen)
 {
 	json_error_t jerr;
 	json_t *state, *v;
 	json_int_t p;
+	char text[4 * sizeof(jerr.text)];
 
 	state = json_loadf(f, 0, &jerr);
 	if (!state) {
+		escape_bytes(text, sizeof(text), jerr.text,
+			     strnlen(jerr.text, sizeof(jerr.text)));
 		msg("malformed container state on stdin: %s (line %d, column %d)",
-		    jerr.text, jerr.line, jerr.column);
+		    text, jerr.line, jerr.column);
 		return -1;
 	}
 	if (!json_is_object(state)) {
@@ -52,8 +71,11 @@ static int read_state(FILE *f, pid_t *pid, char *id, size_t idlen)
 		goto bad;
 	}
 	v = json_object_get(state, "id");
-	snprintf(id, idlen, "%.32s", json_is_string(v) ?
-		 json_string_value(v) : "");
+	if (json_is_string(v))
+		escape_bytes(id, idlen, json_string_value(v),
+			     json_string_length(v));
+	else
+		*id = '\0';
 	v = json_object_get(state, "pid");
 	if (!v) {
 		msg("the container state has no pid%s%s: is this hook run at createRuntime or prestart?",
@@ -77,24 +99,31 @@ int cmd_oci_hook(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "level", required_argument, NULL, 'l' },
+		{ "timeout", required_argument, NULL, 't' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
+	struct userns cns = { .fd = -1 }, target = { .fd = -1 };
+	const struct userns *self;
+	struct lvl_op op = { .write_level = true };
 	bool have_level = false;
 	struct lvl_result res;
-	struct userns ns;
-	int c, ret, level;
-	char id[40];
+	char id[100], why[512];
+	int c, ret, depth;
+	const char *ctr;
 	pid_t pid;
 
 	optind = 1;
-	while ((c = subcmd_getopt("oci-hook", hook_usage, ":l:h", opts,
+	while ((c = subcmd_getopt("oci-hook", hook_usage, ":l:t:h", opts,
 				  argc, argv, &ret)) > 0) {
-		/* 'l' */
-		ret = parse_level_arg("oci-hook", optarg, &level);
+		if (c == 'l') {
+			ret = parse_level_arg("oci-hook", optarg, &op.level);
+			have_level = true;
+		} else {
+			ret = parse_timeout_arg("oci-hook", optarg);
+		}
 		if (ret)
 			return ret;
-		have_level = true;
 	}
 	if (!c)
 		return ret;
@@ -104,30 +133,84 @@ int cmd_oci_hook(int argc, char **argv)
 	if (!have_level)
 		return usage_error("oci-hook", "no --level given");
 
+	/* The hook's own namespace first: no guess later. */
+	self = userns_self();
+	if (!self)
+		return EXIT_FAIL;
 	if (read_state(stdin, &pid, id, sizeof(id)))
 		return EXIT_FAIL;
-	ret = userns_of_pid(pid, &ns);
-	if (ret)
-		return ret;
+	ctr = *id ? id : "?";
 	if (*id)
-		snprintf(ns.name, sizeof(ns.name),
+		snprintf(cns.name, sizeof(cns.name),
 			 "user namespace of pid %d (container %s)",
 			 (int)pid, id);
-	if (userns_is_self(&ns)) {
-		msg("container %s (pid %d) has no user namespace of its own: it shares the hook's (%lu), and raising that would raise the host's level; refusing",
-		    *id ? id : "?", (int)pid, (unsigned long)ns.ino);
-		userns_close(&ns);
-		return EXIT_FAIL;
+	ret = userns_of_pid(pid, &cns);
+	if (ret)
+		return ret;
+
+	depth = userns_depth_below(&cns, self, &target);
+	if (depth == 0) {
+		if (userns_is_initial(self)) {
+			msg("container %s (pid %d) has no user namespace of its own: it shares the hook's, the initial user namespace (%lu), and raising that would raise the host's level; refusing",
+			    ctr, (int)pid, (unsigned long)self->ino);
+			ret = EXIT_FAIL;
+			goto out;
+		}
+		target = *self;
+		snprintf(target.name, sizeof(target.name),
+			 "user namespace %lu (shared by container %s and this hook)",
+			 (unsigned long)self->ino, ctr);
+		snprintf(why, sizeof(why),
+			 "the container shares the hook's own user namespace, which is not the initial one (a rootless runtime's): raising it locks every container in it and leaves the host as it is");
+	} else if (depth > 0) {
+		snprintf(target.name, sizeof(target.name),
+			 "user namespace %lu (container %s)",
+			 (unsigned long)target.ino, ctr);
+		if (depth == 1)
+			snprintf(why, sizeof(why),
+				 "the container's own, directly below the hook's (%lu)",
+				 (unsigned long)self->ino);
+		else
+			snprintf(why, sizeof(why),
+				 "directly below the hook's (%lu), with the container's process (pid %d) nested %d levels below the hook's in %lu",
+				 (unsigned long)self->ino, (int)pid, depth,
+				 (unsigned long)cns.ino);
+	} else if (depth == -EPERM) {
+		msg("container %s (pid %d): its user namespace (%lu) is not below the hook's (%lu); refusing",
+		    ctr, (int)pid, (unsigned long)cns.ino,
+		    (unsigned long)self->ino);
+		ret = EXIT_FAIL;
+		goto out;
+	} else {
+		msg("container %s (pid %d): cannot walk up from its user namespace (%lu) to the hook's: %s; refusing",
+		    ctr, (int)pid, (unsigned long)cns.ino, strerror(-depth));
+		ret = EXIT_FAIL;
+		goto out;
+	}
+	/* Never the host, whatever the walk said. */
+	if (userns_is_initial(&target)) {
+		msg("container %s (pid %d): the namespace to raise is the initial user namespace; refusing",
+		    ctr, (int)pid);
+		ret = EXIT_FAIL;
+		goto out;
 	}
 
-	level_write(&ns, level, &res);
-	userns_close(&ns);
-	if (res.stage == LVL_WRITE && res.err == EPERM && res.have_level &&
-	    level < res.level) {
+	ns_do(&target, &op, &res);
+	if (res.stage == LVL_WRITE && res.err == EPERM && !res.on_floor &&
+	    res.have_level && op.level < res.level) {
 		/* Locked at LEVEL or above is what was asked for. */
-		msg("note: the %s is already at %d, above %d; left as it is",
-		    ns.name, res.level, level);
-		return EXIT_OK;
+		msg("note: container %s: user namespace %lu is already at %d, above %d; left as it is (%s)",
+		    ctr, (unsigned long)target.ino, res.level, op.level, why);
+		ret = EXIT_OK;
+	} else if (res.stage != LVL_OK) {
+		ret = report_level_error(&target, &res, &op);
+	} else {
+		msg("container %s: level %d set on user namespace %lu: %s",
+		    ctr, op.level, (unsigned long)target.ino, why);
+		ret = EXIT_OK;
 	}
-	return report_level_error(&ns, &res, level);
+out:
+	userns_close(&target);
+	userns_close(&cns);
+	return ret;
 }

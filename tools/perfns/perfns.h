@@ -3,19 +3,28 @@
  * perfns - kernel.perf_event_paranoid per user namespace, from user space.
  *
  * Shared declarations of the subcommands (one file each) and of the helpers
- * in ns.c (entering a user namespace, reading and writing its level) and
- * util.c (messages, common options, strict number parsing).
+ * in ns.c (finding, entering and walking user namespaces, reading and
+ * writing their level and floor) and util.c (messages, common options,
+ * strict number parsing, escaping what tenants name).
  */
 #ifndef PERFNS_H
 #define PERFNS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
 #define PARANOID_PATH	"/proc/sys/kernel/perf_event_paranoid"
+#define FLOOR_PATH	"/proc/sys/kernel/perf_event_paranoid_userns"
+
+/* PROC_USER_INIT_INO: the initial user namespace's inode, fixed. */
+#define INIT_USERNS_INO	0xEFFFFFFDU
+
+/* How long a child that enters a namespace may take, by default. */
+#define DEFAULT_TIMEOUT_S	10
 
 /* Exit statuses of every subcommand. */
 #define EXIT_OK		0
@@ -26,10 +35,15 @@
 	"this kernel has no per-namespace perf_event_paranoid " \
 	"(the level is global); refusing to change it"
 
+#define NO_FLOOR_MSG \
+	"this kernel has no kernel.perf_event_paranoid_userns " \
+	"(no floor for new user namespaces: " FLOOR_PATH " does not exist)"
+
 /* util.c */
 struct option;
 
 extern const char *prog;
+extern int op_timeout_s;
 
 void msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int usage_error(const char *cmd, const char *fmt, ...)
@@ -41,51 +55,86 @@ int parse_int(const char *s, int *out);
 int parse_pid(const char *s, pid_t *out);
 int parse_level_arg(const char *cmd, const char *s, int *level);
 int parse_pid_arg(const char *cmd, const char *s, pid_t *pid);
+int parse_timeout_arg(const char *cmd, const char *s);
 bool is_level_word(const char *s);
+size_t escape_bytes(char *dst, size_t size, const char *src, size_t len);
 
 /* ns.c */
 
-/* Where an attempt to read or write a level stopped. */
+/* Where an attempt to read or write a level or floor stopped. */
 enum lvl_stage {
 	LVL_OK,
 	LVL_SETNS,	/* setns() into the namespace failed */
-	LVL_OPEN,	/* opening PARANOID_PATH failed */
-	LVL_READ,	/* reading or parsing the level failed */
+	LVL_OPEN,	/* opening the file failed */
+	LVL_READ,	/* reading or parsing the value failed */
 	LVL_WRITE,	/* the kernel refused the write */
 	LVL_GLOBAL,	/* the namespace's file is the caller's: no series */
 	LVL_UNSURE,	/* could not tell whether the kernel has the series */
+	LVL_NOFLOOR,	/* a floor was to be written; the kernel has none */
+	LVL_TIMEOUT,	/* the child did not answer in time; killed */
+	LVL_CHILD,	/* the child died or answered nonsense */
+	LVL_SKIPPED,	/* not tried: one above it in the chain failed so */
 	LVL_INTERNAL,	/* fork, pipe, ...: failed before reaching the kernel */
+	LVL_NSTAGES
+};
+
+/* What to do in a namespace: the level is always read. */
+struct lvl_op {
+	bool write_level;
+	int level;
+	bool read_floor;
+	bool write_floor;
+	int floor;
 };
 
 struct lvl_result {
 	enum lvl_stage stage;
-	int err;		/* errno of the failed step */
+	int err;		/* errno of the failed step, signal for CHILD */
+	bool on_floor;		/* the failed step was on FLOOR_PATH */
+	bool write;		/* the failed step was a write */
 	int level;		/* the effective level read, or -1 with !have */
 	bool have_level;	/* level is valid (also after a failed write) */
+	int floor;		/* what FLOOR_PATH reads */
+	bool have_floor;
+	bool no_floor;		/* the kernel has no FLOOR_PATH */
 	bool global;		/* the file is the same object as the caller's */
-	bool write;		/* it was an attempt to write */
+	bool wrote_level;	/* the kernel took the level */
+	bool wrote_floor;	/* the kernel took the floor */
 };
 
 /* A user namespace named for messages, e.g. "user namespace of pid 42". */
 struct userns {
-	int fd;			/* nsfs descriptor, or -1: the caller's own */
+	int fd;			/* nsfs descriptor, or -1 */
+	dev_t dev;		/* with ino: the namespace's identity */
 	ino_t ino;		/* its inode number, the namespace's id */
-	char name[128];
+	char name[384];		/* escaped: printable ASCII only */
 };
 
+const struct userns *userns_self(void);
 int userns_of_pid(pid_t pid, struct userns *ns);
-int userns_self(struct userns *ns);
+int userns_of_pidfd(int pidfd, pid_t pid, struct userns *ns);
+int pidfd_userns(int pidfd, pid_t pid);
+bool userns_same(const struct userns *a, const struct userns *b);
 bool userns_is_self(const struct userns *ns);
+bool userns_is_initial(const struct userns *ns);
+int userns_depth_below(const struct userns *ns, const struct userns *top,
+		       struct userns *below);
+int userns_from_fd(int fd, struct userns *ns);
 void userns_close(struct userns *ns);
-int self_userns_ino(ino_t *ino);
+int proc_is_ours(void);
 
-int level_read(const struct userns *ns, struct lvl_result *res);
-int level_write(const struct userns *ns, int level, struct lvl_result *res);
-int level_io_here(bool wr, int level, const struct stat *other,
+/* The most namespaces one child enters in turn (the kernel nests 32). */
+#define MAX_CHAIN	33
+
+int ns_do(const struct userns *ns, const struct lvl_op *op,
+	  struct lvl_result *res);
+int ns_chain(const int *fds, int n, const struct lvl_op *op,
+	     struct lvl_result *res);
+int level_io_here(const struct lvl_op *op, const struct stat *other,
 		  struct lvl_result *res);
 int kernel_per_ns(int *err);
 int report_level_error(const struct userns *ns,
-		       const struct lvl_result *res, int wanted);
+		       const struct lvl_result *res, const struct lvl_op *op);
 bool have_cap_sys_admin(void);
 
 /* The subcommands: argc/argv start at the subcommand's name. */

@@ -35,7 +35,7 @@ static const char run_usage[] =
 	"  -c, --map-current-user  map your effective uid and gid to themselves\n"
 	"      --map-auto          map the first block of your subordinate ids\n"
 	"                          (/etc/subuid, /etc/subgid) from id 0 up,\n"
-	"                          with newuidmap(1) and newgidmap(1)\n"
+	"                          with /usr/bin/newuidmap and newgidmap\n"
 	"  -h, --help              show this help\n"
 	"\n"
 	"Without a map option your ids are unmapped inside (the overflow id).\n"
@@ -43,6 +43,13 @@ static const char run_usage[] =
 	"\n"
 	"Exit status: COMMAND's; 1 if the namespace could not be made or set\n"
 	"up or COMMAND could not be run, 2 usage error.\n";
+
+/*
+ * By absolute path: they are set-uid root (or carry CAP_SETUID), and a
+ * caller's PATH must not choose which program maps ids.
+ */
+#define NEWUIDMAP	"/usr/bin/newuidmap"
+#define NEWGIDMAP	"/usr/bin/newgidmap"
 
 struct id_map {
 	unsigned int inner, outer, count;
@@ -143,7 +150,7 @@ static int run_mapper(const char *tool, pid_t target,
 	if (pid < 0)
 		return -1;
 	if (pid == 0) {
-		execvp(tool, argv);
+		execv(tool, argv);
 		msg("cannot run %s: %s", tool, strerror(errno));
 		_exit(127);
 	}
@@ -185,8 +192,8 @@ static pid_t start_mapper(const struct id_map *umaps, int nu,
 		close(p[1]);
 		if (read(p[0], &c, 1) != 1)
 			_exit(1);
-		if (run_mapper("newuidmap", parent, umaps, nu) ||
-		    run_mapper("newgidmap", parent, gmaps, ng))
+		if (run_mapper(NEWUIDMAP, parent, umaps, nu) ||
+		    run_mapper(NEWGIDMAP, parent, gmaps, ng))
 			_exit(1);
 		_exit(0);
 	}
@@ -268,11 +275,12 @@ int cmd_run(int argc, char **argv)
 	};
 	struct id_map single_u, single_g, ublock, gblock;
 	struct id_map umaps[MAX_MAPS], gmaps[MAX_MAPS];
-	int c, ret, level = 0, map = MAP_NONE, hostfd, go = -1, nu, ng;
+	int c, ret, map = MAP_NONE, hostfd, go = -1, nu, ng;
 	bool have_level = false, map_auto = false;
 	uid_t euid = geteuid();
 	gid_t egid = getegid();
 	char *shell_argv[2];
+	struct lvl_op op = { .write_level = true };
 	struct lvl_result res;
 	struct passwd *pw;
 	struct stat host;
@@ -283,7 +291,7 @@ int cmd_run(int argc, char **argv)
 				  argc, argv, &ret)) > 0) {
 		switch (c) {
 		case 'l':
-			ret = parse_level_arg("run", optarg, &level);
+			ret = parse_level_arg("run", optarg, &op.level);
 			if (ret)
 				return ret;
 			have_level = true;
@@ -358,10 +366,10 @@ int cmd_run(int argc, char **argv)
 			return EXIT_FAIL;
 	}
 
-	level_io_here(true, level, &host, &res);
+	level_io_here(&op, &host, &res);
 	close(hostfd);
 	if (res.stage == LVL_WRITE && res.err == EPERM && res.have_level &&
-	    level < res.level) {
+	    op.level < res.level) {
 		msg("the new user namespace inherits level %d from yours; a namespace's level can only be raised",
 		    res.level);
 		return EXIT_FAIL;
@@ -370,7 +378,7 @@ int cmd_run(int argc, char **argv)
 		struct userns ns = { .fd = -1 };
 
 		snprintf(ns.name, sizeof(ns.name), "new user namespace");
-		return report_level_error(&ns, &res, level);
+		return report_level_error(&ns, &res, &op);
 	}
 
 	execvp(argv[optind], argv + optind);

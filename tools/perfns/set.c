@@ -1,7 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * perfns set LEVEL [--pid PID] - raise the level of a running user namespace.
+ * perfns set [LEVEL] [--floor FLOOR] [--pid PID [--exact]] - raise the level
+ * (or the floor) of a running user namespace.
+ *
+ * With --pid the namespace is the container PID is in: the one directly
+ * below the caller's on the way up from PID's own (NS_GET_PARENT). A tenant
+ * whose pid 1 re-execs into a nested namespace therefore still gets its
+ * whole container raised, not only the nested namespace. The caller's own
+ * namespace is never reached through --pid: a pid that was reused by a
+ * process of the host must not raise the host.
  */
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
@@ -9,36 +18,125 @@
 #include "perfns.h"
 
 static const char set_usage[] =
-	"Usage: perfns set LEVEL [--pid PID]\n"
+	"Usage: perfns set [LEVEL] [--floor FLOOR] [--pid PID [--exact]]\n"
+	"                  [--timeout SECONDS]\n"
 	"\n"
-	"Set the perf_event_paranoid level of the user namespace of PID, by\n"
-	"default of your own, by entering it (as nsenter does) and writing\n"
-	"LEVEL there. Takes CAP_SYS_ADMIN over the namespace. Outside the\n"
-	"initial namespace a level can only be raised: LEVEL below the level\n"
-	"in force is refused, equal or higher is accepted. A kernel without a\n"
-	"per-namespace level is detected and left alone.\n"
+	"Set the perf_event_paranoid level of a user namespace to LEVEL, and/or\n"
+	"its floor (kernel.perf_event_paranoid_userns: where user namespaces\n"
+	"created in it start) to FLOOR, by entering it (as nsenter does) and\n"
+	"writing there. Takes CAP_SYS_ADMIN over the namespace. Outside the\n"
+	"initial namespace both can only be raised: a value below what the file\n"
+	"reads is refused, equal or higher is accepted. A kernel without a\n"
+	"per-namespace level, or without the floor, is detected and left alone.\n"
 	"\n"
-	"LEVEL is an integer: -1, 0, 1, 2 or 3 (3: no perf_event_open() without\n"
-	"CAP_PERFMON in the initial namespace).\n"
+	"Without --pid: your own user namespace. With --pid: the container PID\n"
+	"is in, i.e. the user namespace directly below yours that PID's own is\n"
+	"in or nested under (the level reaches everything below it); --exact\n"
+	"takes PID's own namespace however deep it is. A PID in your own user\n"
+	"namespace is refused: run without --pid to change your own. The line\n"
+	"printed says which namespace was changed.\n"
+	"\n"
+	"LEVEL and FLOOR are integers: -1, 0, 1, 2 or 3 (3: no perf_event_open()\n"
+	"without CAP_PERFMON in the initial namespace).\n"
 	"\n"
 	"Options:\n"
-	"  -p, --pid PID   the user namespace of this process\n"
-	"  -h, --help      show this help\n"
+	"  -f, --floor FLOOR    set the floor (as well as LEVEL, if given)\n"
+	"  -p, --pid PID        the container of this process (from a pidfd)\n"
+	"  -x, --exact          PID's own user namespace, even nested deeper\n"
+	"  -t, --timeout SECS   give up on the namespace after SECS (default 10)\n"
+	"  -h, --help           show this help\n"
 	"\n"
 	"Exit status: 0 ok, 1 refused or failed, 2 usage error.\n";
+
+/* Options whose argument may look like a negative number. */
+static bool takes_arg(const char *opt)
+{
+	static const char *const with_arg[] = {
+		"-p", "--pid", "-f", "--floor", "-t", "--timeout",
+	};
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(with_arg); i++)
+		if (!strcmp(opt, with_arg[i]))
+			return true;
+	return false;
+}
+
+/*
+ * The namespace to change for --pid @pid: filled into @target with a name
+ * for messages and a description for the line printed (@what).
+ */
+static int pick_target(pid_t pid, bool exact, const struct userns *self,
+		       struct userns *target, char *what, size_t len)
+{
+	struct userns pns = { .fd = -1 }, below = { .fd = -1 };
+	int depth, ret;
+
+	ret = userns_of_pid(pid, &pns);
+	if (ret)
+		return ret;
+	depth = userns_depth_below(&pns, self, exact ? NULL : &below);
+	if (depth == 0) {
+		msg("pid %d is in your own user namespace (%lu); refusing to change it through --pid (run 'perfns set' without --pid to change your own)",
+		    (int)pid, (unsigned long)self->ino);
+		goto fail;
+	}
+	if (depth == -EPERM) {
+		msg("the user namespace of pid %d (%lu) is not below yours (%lu); refusing",
+		    (int)pid, (unsigned long)pns.ino,
+		    (unsigned long)self->ino);
+		goto fail;
+	}
+	if (depth < 0) {
+		msg("cannot walk up from the user namespace of pid %d (%lu) to yours: %s",
+		    (int)pid, (unsigned long)pns.ino, strerror(-depth));
+		goto fail;
+	}
+	if (depth == 1 || exact) {
+		*target = pns;
+		userns_close(&below);
+		snprintf(what, len,
+			 "user namespace %lu, pid %d's own, %s%s",
+			 (unsigned long)pns.ino, (int)pid,
+			 depth == 1 ? "directly below yours" : "nested below yours",
+			 depth == 1 ? "" : " (--exact)");
+		return 0;
+	}
+	*target = below;
+	snprintf(target->name, sizeof(target->name),
+		 "user namespace %lu (the container of pid %d)",
+		 (unsigned long)below.ino, (int)pid);
+	snprintf(what, len,
+		 "user namespace %lu, the container of pid %d: directly below yours, pid %d's own %lu is nested %d levels below yours",
+		 (unsigned long)below.ino, (int)pid, (int)pid,
+		 (unsigned long)pns.ino, depth);
+	userns_close(&pns);
+	return 0;
+fail:
+	userns_close(&pns);
+	userns_close(&below);
+	return EXIT_FAIL;
+}
 
 int cmd_set(int argc, char **argv)
 {
 	static const struct option opts[] = {
+		{ "floor", required_argument, NULL, 'f' },
 		{ "pid", required_argument, NULL, 'p' },
+		{ "exact", no_argument, NULL, 'x' },
+		{ "timeout", required_argument, NULL, 't' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *level_arg = NULL;
+	struct userns ns = { .fd = -1 };
+	const struct userns *self;
+	struct lvl_op op = { 0 };
 	struct lvl_result res;
-	struct userns ns;
 	char *args[argc + 1];
-	int c, i, n = 0, ret, level;
+	int c, i, n = 0, ret;
+	bool exact = false;
+	char what[512];
 	pid_t pid = 0;
 
 	/* A negative LEVEL ("-1") is an argument, not an option. */
@@ -49,7 +147,7 @@ int cmd_set(int argc, char **argv)
 			break;
 		}
 		if (i > 0 && is_level_word(argv[i]) && !level_arg &&
-		    strcmp(argv[i - 1], "-p") && strcmp(argv[i - 1], "--pid"))
+		    !takes_arg(argv[i - 1]))
 			level_arg = argv[i];
 		else
 			args[n++] = argv[i];
@@ -57,10 +155,25 @@ int cmd_set(int argc, char **argv)
 	args[n] = NULL;
 
 	optind = 1;
-	while ((c = subcmd_getopt("set", set_usage, ":p:h", opts,
+	while ((c = subcmd_getopt("set", set_usage, ":f:p:xt:h", opts,
 				  n, args, &ret)) > 0) {
-		/* 'p' */
-		ret = parse_pid_arg("set", optarg, &pid);
+		switch (c) {
+		case 'f':
+			ret = parse_int(optarg, &op.floor) ?
+			      usage_error("set", "floor '%s' is not an integer (-1 to 3, or any int for the host)",
+					  optarg) : 0;
+			op.write_floor = true;
+			break;
+		case 'p':
+			ret = parse_pid_arg("set", optarg, &pid);
+			break;
+		case 'x':
+			exact = true;
+			break;
+		case 't':
+			ret = parse_timeout_arg("set", optarg);
+			break;
+		}
 		if (ret)
 			return ret;
 	}
@@ -72,16 +185,41 @@ int cmd_set(int argc, char **argv)
 					   args[optind]);
 		level_arg = args[optind];
 	}
-	if (!level_arg)
+	if (!level_arg && !op.write_floor)
 		return usage_error("set", "no LEVEL given");
-	ret = parse_level_arg("set", level_arg, &level);
-	if (ret)
-		return ret;
+	if (level_arg) {
+		ret = parse_level_arg("set", level_arg, &op.level);
+		if (ret)
+			return ret;
+		op.write_level = true;
+	}
+	if (exact && !pid)
+		return usage_error("set", "--exact needs --pid");
 
-	ret = pid ? userns_of_pid(pid, &ns) : userns_self(&ns);
-	if (ret)
-		return ret;
-	level_write(&ns, level, &res);
+	self = userns_self();
+	if (!self)
+		return EXIT_FAIL;
+	if (pid) {
+		ret = pick_target(pid, exact, self, &ns, what, sizeof(what));
+		if (ret)
+			return ret;
+	} else {
+		ns = *self;
+		snprintf(what, sizeof(what), "your user namespace %lu%s",
+			 (unsigned long)self->ino, userns_is_initial(self) ?
+			 " (the initial one)" : "");
+	}
+	ns_do(&ns, &op, &res);
 	userns_close(&ns);
-	return report_level_error(&ns, &res, level);
+	if (res.stage != LVL_OK)
+		return report_level_error(&ns, &res, &op);
+
+	if (op.write_level && op.write_floor)
+		printf("level %d and floor %d set on %s\n", op.level,
+		       op.floor, what);
+	else if (op.write_level)
+		printf("level %d set on %s\n", op.level, what);
+	else
+		printf("floor %d set on %s\n", op.floor, what);
+	return fflush(stdout) ? EXIT_FAIL : EXIT_OK;
 }

@@ -1,11 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * perfns tree [--json] - every user namespace with its level.
+ * perfns tree [--json] - every user namespace with its level and floor.
  *
- * Namespaces come from /proc/PID/ns/user of every process the caller may
- * inspect, and from their parents (NS_GET_PARENT) up to the top of what the
- * caller may see, so that namespaces without processes of their own show up
- * too. Levels are read by entering each namespace (level_read()).
+ * Namespaces come from the pidfd of every process the caller may inspect,
+ * and from their parents (NS_GET_PARENT) up to the top of what the caller
+ * may see, so that namespaces without processes of their own show up too.
+ * Each is known by its inode number in a hash table, with the way to reach
+ * it again (a process and how many levels above that process's namespace
+ * it is), so that no descriptor is kept per namespace: however many there
+ * are, perfns holds a handful at any time. Levels are then read top-down,
+ * by entering each namespace (ns_do()); when a child that entered one is
+ * stopped until the timeout, its descendants (all under the control of
+ * whoever stopped it) are not entered. Resource errors end the command
+ * with a message and exit status 1; they never drop a namespace silently.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -14,66 +21,93 @@
 #include <getopt.h>
 #include <jansson.h>
 #include <linux/nsfs.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/pidfd.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "perfns.h"
-
-/* PROC_USER_INIT_INO: the initial user namespace's inode, fixed. */
-#define INIT_USERNS_INO	0xEFFFFFFDU
 
 #define PF_KTHREAD	0x00200000	/* in /proc/PID/stat's flags */
 
 #define TEXT_PROCS	3	/* processes shown per namespace */
 #define JSON_PROCS	10
+#define MAX_HOPS	40	/* deeper than the kernel's 32 levels */
+#define TRY_PROCS	8	/* processes tried to reach a namespace again */
+
+/* Why a node has no level beyond what ns_do() said. */
+enum node_state {
+	NODE_READ,		/* lvl holds what ns_do() said */
+	NODE_SKIPPED,		/* an ancestor's child timed out */
+	NODE_GONE,		/* every process that led to it exited */
+	NODE_ERROR,		/* reaching it again failed: errno in err */
+};
 
 struct proc_ent {
 	pid_t pid;
-	char comm[32];
+	char comm[72];		/* escaped */
 };
 
 struct node {
-	struct userns ns;
+	ino_t ino;
+	ino_t parent_ino;
+	bool have_parent;
 	long parent;		/* index in the nodes array, or -1 */
 	bool have_owner;
 	uid_t owner;
 	int depth;
+	pid_t rep_pid;		/* reached again from this process ... */
+	int rep_hops;		/* ... this many parents up */
+	enum node_state state;
+	int err;
 	struct lvl_result lvl;
 	struct proc_ent *procs;
-	size_t nprocs;
+	size_t nprocs, procs_cap;
 	long *kids;
-	size_t nkids;
+	size_t nkids, kids_cap;
 };
 
 struct forest {
 	struct node *nodes;
-	size_t n;
-	ino_t self;
+	size_t n, cap;
+	long *hash;		/* open addressing: node index, or -1 */
+	size_t hash_size;	/* a power of two */
+	dev_t dev;		/* nsfs */
+	const struct userns *self;
 	unsigned int hidden;	/* processes whose namespace we may not see */
+	unsigned int timeouts, unreadable, gone;
+	int chain_max;		/* namespaces one child may enter in turn */
 };
 
 static const char tree_usage[] =
-	"Usage: perfns tree [--json]\n"
+	"Usage: perfns tree [--json] [--timeout SECONDS]\n"
 	"\n"
 	"Show every user namespace on the system as a tree: its id (the\n"
 	"inode of /proc/PID/ns/user), the uid owning it, its depth, the\n"
-	"perf_event_paranoid level in force in it and a few of its processes.\n"
-	"Namespaces that have no process are found through the parents of\n"
-	"those that have. Reading a level takes CAP_SYS_ADMIN over the\n"
-	"namespace; where that is missing the row says so.\n"
+	"perf_event_paranoid level in force in it, its floor (what\n"
+	"kernel.perf_event_paranoid_userns reads there: the level a namespace\n"
+	"created in it starts at; where the kernel has it) and a few of its\n"
+	"processes. Namespaces that have no process are found through the\n"
+	"parents of those that have. Reading a level takes CAP_SYS_ADMIN over\n"
+	"the namespace; where that is missing the row says so. Names that\n"
+	"processes give themselves are printed with every byte that is not\n"
+	"printable ASCII (and the backslash) as \\xHH.\n"
 	"\n"
 	"Options:\n"
-	"  -j, --json   print JSON instead (see perfns(1) for its fields)\n"
-	"  -h, --help   show this help\n"
+	"  -j, --json           print JSON instead (see perfns(1) for its fields)\n"
+	"  -t, --timeout SECS   give up on a namespace after SECS (default 10)\n"
+	"  -h, --help           show this help\n"
 	"\n"
-	"Exit status: 0 ok, 1 failed, 2 usage error.\n";
+	"Exit status: 0 ok, 1 failed (a level could not be read for a reason\n"
+	"other than permissions, or resources ran out), 2 usage error.\n";
 
 static void *xrealloc(void *p, size_t n)
 {
-	p = realloc(p, n);
+	p = realloc(p, n ? n : 1);
 	if (!p) {
 		msg("out of memory");
 		exit(EXIT_FAIL);
@@ -81,58 +115,109 @@ static void *xrealloc(void *p, size_t n)
 	return p;
 }
 
+static size_t hash_slot(const struct forest *f, ino_t ino)
+{
+	unsigned long long h = (unsigned long long)ino * 0x9E3779B97F4A7C15ULL;
+
+	return (size_t)(h >> 20) & (f->hash_size - 1);
+}
+
 static long find_node(const struct forest *f, ino_t ino)
 {
-	size_t i;
+	size_t s;
 
-	for (i = 0; i < f->n; i++)
-		if (f->nodes[i].ns.ino == ino)
-			return i;
+	if (!f->hash_size)
+		return -1;
+	for (s = hash_slot(f, ino); f->hash[s] >= 0;
+	     s = (s + 1) & (f->hash_size - 1))
+		if (f->nodes[f->hash[s]].ino == ino)
+			return f->hash[s];
 	return -1;
 }
 
-/* The node for the namespace open at @fd, taking @fd or closing it. */
-static long node_for_fd(struct forest *f, int fd)
+static void hash_insert(struct forest *f, long i)
 {
-	struct node *nd;
-	struct stat st;
-	long i;
+	size_t s;
 
-	if (fstat(fd, &st)) {
-		close(fd);
-		return -1;
-	}
-	i = find_node(f, st.st_ino);
-	if (i >= 0) {
-		close(fd);
-		return i;
-	}
-	f->nodes = xrealloc(f->nodes, (f->n + 1) * sizeof(*f->nodes));
-	nd = &f->nodes[f->n];
-	memset(nd, 0, sizeof(*nd));
-	nd->ns.fd = fd;
-	nd->ns.ino = st.st_ino;
-	snprintf(nd->ns.name, sizeof(nd->ns.name), "user namespace %lu",
-		 (unsigned long)st.st_ino);
-	nd->parent = -1;
-	return f->n++;
+	for (s = hash_slot(f, f->nodes[i].ino); f->hash[s] >= 0;
+	     s = (s + 1) & (f->hash_size - 1))
+		;
+	f->hash[s] = i;
 }
 
+static void hash_grow(struct forest *f)
+{
+	size_t i;
+
+	if (f->n * 2 < f->hash_size)
+		return;
+	f->hash_size = f->hash_size ? f->hash_size * 2 : 1024;
+	f->hash = xrealloc(f->hash, f->hash_size * sizeof(long));
+	for (i = 0; i < f->hash_size; i++)
+		f->hash[i] = -1;
+	for (i = 0; i < f->n; i++)
+		hash_insert(f, i);
+}
+
+/* A new node for namespace @ino, reached from @pid @hops levels up. */
+static long new_node(struct forest *f, ino_t ino, int fd, pid_t pid, int hops)
+{
+	struct node *nd;
+	uid_t uid;
+
+	if (f->n == f->cap) {
+		f->cap = f->cap ? f->cap * 2 : 256;
+		f->nodes = xrealloc(f->nodes, f->cap * sizeof(*f->nodes));
+	}
+	nd = &f->nodes[f->n];
+	memset(nd, 0, sizeof(*nd));
+	nd->ino = ino;
+	nd->parent = -1;
+	nd->rep_pid = pid;
+	nd->rep_hops = hops;
+	if (!ioctl(fd, NS_GET_OWNER_UID, &uid)) {
+		nd->owner = uid;
+		nd->have_owner = true;
+	}
+	f->n++;
+	hash_grow(f);
+	if (f->hash_size && find_node(f, ino) < 0)
+		hash_insert(f, f->n - 1);
+	return f->n - 1;
+}
+
+static void add_proc(struct node *nd, pid_t pid, const char *comm)
+{
+	if (nd->nprocs == nd->procs_cap) {
+		nd->procs_cap = nd->procs_cap ? nd->procs_cap * 2 : 4;
+		nd->procs = xrealloc(nd->procs,
+				     nd->procs_cap * sizeof(*nd->procs));
+	}
+	nd->procs[nd->nprocs].pid = pid;
+	snprintf(nd->procs[nd->nprocs].comm, sizeof(nd->procs[0].comm), "%s",
+		 comm);
+	nd->nprocs++;
+}
+
+/* The process's name, escaped; "?" when it cannot be read. */
 static void read_comm(pid_t pid, char *comm, size_t len)
 {
-	char path[64];
+	char path[64], raw[64];
 	ssize_t n;
 	int fd;
 
 	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
-	n = fd < 0 ? -1 : read(fd, comm, len - 1);
+	n = fd < 0 ? -1 : read(fd, raw, sizeof(raw));
 	if (fd >= 0)
 		close(fd);
-	if (n <= 0)
-		n = snprintf(comm, len, "?");
-	comm[n] = '\0';
-	comm[strcspn(comm, "\n")] = '\0';
+	if (n <= 0) {
+		snprintf(comm, len, "?");
+		return;
+	}
+	if (raw[n - 1] == '\n')	/* the kernel's; the name may hold more */
+		n--;
+	escape_bytes(comm, len, raw, n);
 }
 
 /* Kernel threads all sit in the initial namespace and only add noise. */
@@ -161,79 +246,148 @@ static bool is_kernel_thread(pid_t pid)
 	return flags & PF_KTHREAD;
 }
 
+static int fatal(const char *what, pid_t pid, int err)
+{
+	msg("cannot list the user namespaces: %s (pid %d): %s; refusing to print an incomplete tree",
+	    what, (int)pid, strerror(err));
+	return -1;
+}
+
+/*
+ * Add process @pid and its namespace, with every ancestor not seen yet.
+ * Returns 0 (also when the process is gone or hidden), -1 after a message.
+ */
+static int add_process(struct forest *f, pid_t pid)
+{
+	int pidfd, fd, parent, hops = 0;
+	char comm[sizeof(((struct proc_ent *)0)->comm)];
+	struct stat st;
+	long i, j;
+
+	pidfd = pidfd_open(pid, 0);
+	if (pidfd < 0)
+		return errno == ESRCH ? 0 : fatal("pidfd_open", pid, errno);
+	fd = pidfd_userns(pidfd, pid);
+	if (fd < 0) {
+		close(pidfd);
+		if (fd == -EACCES || fd == -EPERM)
+			f->hidden++;
+		if (fd == -EACCES || fd == -EPERM || fd == -ESRCH)
+			return 0;
+		return fatal("its user namespace", pid, -fd);
+	}
+	read_comm(pid, comm, sizeof(comm));
+	/* Still alive: the name read by number was this process's. */
+	if (pidfd_send_signal(pidfd, 0, NULL, 0) && errno == ESRCH) {
+		close(pidfd);
+		close(fd);
+		return 0;
+	}
+	close(pidfd);
+	if (fstat(fd, &st)) {
+		close(fd);
+		return fatal("fstat of its user namespace", pid, errno);
+	}
+	if (!f->n)
+		f->dev = st.st_dev;
+	i = find_node(f, st.st_ino);
+	if (i >= 0) {
+		add_proc(&f->nodes[i], pid, comm);
+		close(fd);
+		return 0;
+	}
+	i = new_node(f, st.st_ino, fd, pid, 0);
+	add_proc(&f->nodes[i], pid, comm);
+
+	/* Up until a namespace already known, or the top. */
+	for (;;) {
+		parent = ioctl(fd, NS_GET_PARENT);
+		if (parent < 0) {
+			if (errno == EPERM)
+				break;
+			close(fd);
+			return fatal("NS_GET_PARENT", pid, errno);
+		}
+		close(fd);
+		fd = parent;
+		hops++;
+		if (fstat(fd, &st)) {
+			close(fd);
+			return fatal("fstat of a parent namespace", pid,
+				     errno);
+		}
+		f->nodes[i].parent_ino = st.st_ino;
+		f->nodes[i].have_parent = true;
+		j = find_node(f, st.st_ino);
+		if (j >= 0 || hops > MAX_HOPS)
+			break;
+		i = new_node(f, st.st_ino, fd, pid, hops);
+	}
+	close(fd);
+	return 0;
+}
+
 static int collect_processes(struct forest *f)
 {
 	struct dirent *de;
-	struct node *nd;
-	char path[300];
 	pid_t pid;
-	long i;
 	DIR *d;
-	int fd;
+	int ret;
 
+	ret = proc_is_ours();
+	if (ret) {
+		msg("cannot list processes: %s",
+		    ret == -EXDEV ?
+		    "/proc is not the proc file system of perfns's pid namespace" :
+		    strerror(-ret));
+		return -1;
+	}
 	d = opendir("/proc");
 	if (!d) {
 		msg("cannot read /proc: %s", strerror(errno));
 		return -1;
 	}
+	errno = 0;
 	while ((de = readdir(d))) {
 		if (parse_pid(de->d_name, &pid) || is_kernel_thread(pid))
 			continue;
-		snprintf(path, sizeof(path), "/proc/%s/ns/user", de->d_name);
-		fd = open(path, O_RDONLY | O_CLOEXEC);
-		if (fd < 0) {
-			if (errno == EACCES || errno == EPERM)
-				f->hidden++;
-			continue;
+		if (add_process(f, pid)) {
+			closedir(d);
+			return -1;
 		}
-		i = node_for_fd(f, fd);
-		if (i < 0)
-			continue;
-		nd = &f->nodes[i];
-		nd->procs = xrealloc(nd->procs,
-				     (nd->nprocs + 1) * sizeof(*nd->procs));
-		nd->procs[nd->nprocs].pid = pid;
-		read_comm(pid, nd->procs[nd->nprocs].comm,
-			  sizeof(nd->procs[0].comm));
-		nd->nprocs++;
+		errno = 0;
 	}
+	ret = errno;
 	closedir(d);
+	if (ret) {
+		msg("cannot read /proc: %s", strerror(ret));
+		return -1;
+	}
 	return 0;
 }
 
-/* Parents, up to where NS_GET_PARENT says EPERM; owners; depths. */
+static void add_kid(struct node *pa, long i)
+{
+	if (pa->nkids == pa->kids_cap) {
+		pa->kids_cap = pa->kids_cap ? pa->kids_cap * 2 : 4;
+		pa->kids = xrealloc(pa->kids, pa->kids_cap * sizeof(long));
+	}
+	pa->kids[pa->nkids++] = i;
+}
+
+/* Parent indices and children from the parents' inode numbers. */
 static void link_parents(struct forest *f)
 {
 	size_t i;
-	long p;
-	int pfd;
 
-	/* f->n grows while parents without processes are added. */
-	for (i = 0; i < f->n; i++) {
-		uid_t uid;
-
-		if (!ioctl(f->nodes[i].ns.fd, NS_GET_OWNER_UID, &uid)) {
-			f->nodes[i].owner = uid;
-			f->nodes[i].have_owner = true;
-		}
-		pfd = ioctl(f->nodes[i].ns.fd, NS_GET_PARENT);
-		if (pfd < 0)
-			continue;
-		p = node_for_fd(f, pfd);
-		f->nodes[i].parent = p;
-	}
 	for (i = 0; i < f->n; i++) {
 		struct node *nd = &f->nodes[i];
 
-		for (p = nd->parent; p >= 0; p = f->nodes[p].parent)
-			nd->depth++;
-		if (nd->parent >= 0) {
-			struct node *pa = &f->nodes[nd->parent];
-
-			pa->kids = xrealloc(pa->kids,
-					    (pa->nkids + 1) * sizeof(long));
-			pa->kids[pa->nkids++] = i;
-		}
+		if (!nd->have_parent)
+			continue;
+		nd->parent = find_node(f, nd->parent_ino);
+		if (nd->parent >= 0)
+			add_kid(&f->nodes[nd->parent], i);
 	}
 }
 
@@ -241,8 +395,8 @@ static struct forest *sort_forest;
 
 static int cmp_ino(const void *a, const void *b)
 {
-	ino_t x = sort_forest->nodes[*(const long *)a].ns.ino;
-	ino_t y = sort_forest->nodes[*(const long *)b].ns.ino;
+	ino_t x = sort_forest->nodes[*(const long *)a].ino;
+	ino_t y = sort_forest->nodes[*(const long *)b].ino;
 
 	return x < y ? -1 : x > y;
 }
@@ -267,29 +421,271 @@ static void sort_all(struct forest *f, long *roots, size_t nroots)
 	}
 }
 
-/* Why a level could not be read, as a row says it. */
-static void level_problem(const struct lvl_result *r, char *buf, size_t len)
+/* The namespace @hops above @pid's, if it is still @ino; or -errno. */
+static int reach(const struct forest *f, pid_t pid, int hops, ino_t ino)
 {
+	int pidfd, fd, parent;
+	struct stat st;
+
+	pidfd = pidfd_open(pid, 0);
+	if (pidfd < 0)
+		return -errno;
+	fd = pidfd_userns(pidfd, pid);
+	close(pidfd);
+	if (fd < 0)
+		return fd;
+	while (hops-- > 0) {
+		parent = ioctl(fd, NS_GET_PARENT);
+		close(fd);
+		if (parent < 0)
+			return errno == EPERM ? -ESRCH : -errno;
+		fd = parent;
+	}
+	if (fstat(fd, &st)) {
+		close(fd);
+		return -errno;
+	}
+	if (st.st_ino != ino || st.st_dev != f->dev) {
+		close(fd);
+		return -ESRCH;	/* not the namespace any more */
+	}
+	return fd;
+}
+
+/*
+ * A descriptor for node @i again: from its representative, from its own
+ * processes, else from a child's. -ESRCH when every way is gone.
+ */
+static int open_node(const struct forest *f, long i)
+{
+	const struct node *nd = &f->nodes[i];
+	int fd, parent;
+	struct stat st;
+	size_t k;
+
+	fd = reach(f, nd->rep_pid, nd->rep_hops, nd->ino);
+	if (fd != -ESRCH)
+		return fd;
+	for (k = 0; k < nd->nprocs && k < TRY_PROCS; k++) {
+		fd = reach(f, nd->procs[k].pid, 0, nd->ino);
+		if (fd != -ESRCH)
+			return fd;
+	}
+	for (k = 0; k < nd->nkids; k++) {
+		fd = open_node(f, nd->kids[k]);
+		if (fd == -ESRCH)
+			continue;
+		if (fd < 0)
+			return fd;
+		parent = ioctl(fd, NS_GET_PARENT);
+		close(fd);
+		if (parent < 0)
+			return -errno;
+		if (fstat(parent, &st) || st.st_ino != nd->ino) {
+			close(parent);
+			continue;
+		}
+		return parent;
+	}
+	return -ESRCH;
+}
+
+/*
+ * How many namespaces one child may enter in turn: their descriptors are
+ * open in the parent meanwhile, and twice over in the child while it
+ * moves them, so the limit on open files decides (at least 1).
+ */
+static int chain_max(void)
+{
+	struct rlimit rl;
+	long n;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl))
+		return 1;
+	n = rl.rlim_cur == RLIM_INFINITY ? MAX_CHAIN :
+	    ((long)rl.rlim_cur - 12) / 2;
+	return n < 1 ? 1 : n > MAX_CHAIN ? MAX_CHAIN : (int)n;
+}
+
+static bool is_self(const struct forest *f, long i)
+{
+	return f->nodes[i].ino == f->self->ino && f->dev == f->self->dev;
+}
+
+/*
+ * Descriptors for the chain @chain[0..n-1] (each the parent of the next):
+ * the deepest reached again, the others by NS_GET_PARENT from it, checked
+ * against the inode numbers. Returns how many were opened from the top
+ * (fewer than @n when one could not be reached: *err says why).
+ */
+static int open_chain(const struct forest *f, const long *chain, int n,
+		      int *fds, int *err)
+{
+	struct stat st;
+	int k, m, fd;
+
+	fd = open_node(f, chain[n - 1]);
+	for (k = n - 1; fd >= 0; k--) {
+		if (fstat(fd, &st) || st.st_ino != f->nodes[chain[k]].ino) {
+			close(fd);
+			break;
+		}
+		fds[k] = fd;
+		if (!k)
+			return n;
+		fd = ioctl(fd, NS_GET_PARENT);
+	}
+	for (m = n - 1; m > k; m--)
+		close(fds[m]);
+	/* One by one from the top, as far as they can be reached. */
+	for (k = 0; k < n; k++) {
+		fds[k] = open_node(f, chain[k]);
+		if (fds[k] < 0) {
+			*err = -fds[k];
+			return k;
+		}
+	}
+	return n;
+}
+
+/*
+ * Read the levels of the chain that starts at @start (it, its first
+ * child, that one's first child, ... up to what one child may enter)
+ * with one child, then every other subtree hanging from the chain. A
+ * namespace whose child timed out or was killed takes its subtree with it:
+ * whoever did that controls everything below.
+ */
+static void read_chain(struct forest *f, long start, bool skip)
+{
+	struct lvl_op op = { .read_floor = true };
+	struct lvl_result res[MAX_CHAIN];
+	int fds[MAX_CHAIN], n = 0, m, k, err = 0;
+	long chain[MAX_CHAIN], x = start;
+	struct node *nd;
+	size_t j;
+
+	if (is_self(f, start)) {
+		ns_do(f->self, &op, &f->nodes[start].lvl);
+		for (j = 0; j < f->nodes[start].nkids; j++)
+			read_chain(f, f->nodes[start].kids[j], skip);
+		return;
+	}
+	chain[n++] = x;
+	while (n < f->chain_max && f->nodes[x].nkids &&
+	       !is_self(f, f->nodes[x].kids[0])) {
+		x = f->nodes[x].kids[0];
+		chain[n++] = x;
+	}
+
+	m = skip ? 0 : open_chain(f, chain, n, fds, &err);
+	if (m) {
+		ns_chain(fds, m, &op, res);
+		for (k = 0; k < m; k++) {
+			close(fds[k]);
+			f->nodes[chain[k]].lvl = res[k];
+		}
+	}
+	if (m < n) {
+		/* chain[m] could not be reached; what is below is retried */
+		nd = &f->nodes[chain[m]];
+		if (skip) {
+			nd->state = NODE_SKIPPED;
+		} else if (err == ESRCH) {
+			nd->state = NODE_GONE;
+			f->gone++;
+		} else {
+			nd->state = NODE_ERROR;
+			nd->err = err;
+			f->unreadable++;
+		}
+	}
+
+	for (k = 0; k < n; k++) {
+		nd = &f->nodes[chain[k]];
+		if (k > m || (k == m && m < n && skip)) {
+			nd->state = NODE_SKIPPED;
+		} else if (k < m && nd->lvl.stage == LVL_TIMEOUT) {
+			f->timeouts++;
+		} else if (k < m && nd->lvl.stage != LVL_OK &&
+			   nd->lvl.stage != LVL_SKIPPED &&
+			   !(nd->lvl.stage == LVL_SETNS && nd->lvl.err == EPERM)) {
+			f->unreadable++;
+		}
+		if (k < m && (nd->lvl.stage == LVL_TIMEOUT ||
+			      nd->lvl.stage == LVL_SKIPPED ||
+			      nd->lvl.stage == LVL_CHILD))
+			skip = true;
+		if (k == m && m < n) {
+			/* Start again below the one that could not be had. */
+			for (j = 0; j < nd->nkids; j++)
+				read_chain(f, nd->kids[j], skip);
+			break;
+		}
+		for (j = k + 1 < n ? 1 : 0; j < nd->nkids; j++)
+			read_chain(f, nd->kids[j], skip);
+	}
+}
+
+static void set_depths(struct forest *f, long i, int depth)
+{
+	size_t k;
+
+	f->nodes[i].depth = depth;
+	for (k = 0; k < f->nodes[i].nkids; k++)
+		set_depths(f, f->nodes[i].kids[k], depth + 1);
+}
+
+/* Why a level could not be read, as a row says it; NULL if it was. */
+static const char *level_problem(const struct node *nd, char *buf, size_t len)
+{
+	const struct lvl_result *r = &nd->lvl;
+
+	switch (nd->state) {
+	case NODE_SKIPPED:
+		return "not read (the child reading a namespace above it timed out or was killed)";
+	case NODE_GONE:
+		return "unknown (its processes exited while listing)";
+	case NODE_ERROR:
+		snprintf(buf, len, "unknown (cannot reach it again: %s)",
+			 strerror(nd->err));
+		return buf;
+	case NODE_READ:
+		break;
+	}
+	if (r->stage == LVL_OK || (r->on_floor && r->have_level))
+		return NULL;	/* the level is known (the floor may not be) */
+	if (r->stage == LVL_SKIPPED)
+		return "not read (the child reading a namespace above it timed out or was killed)";
 	if (r->stage == LVL_SETNS && r->err == EPERM)
 		snprintf(buf, len, "not visible (need CAP_SYS_ADMIN over it)");
 	else if (r->stage == LVL_SETNS)
 		snprintf(buf, len, "not visible (setns: %s)",
 			 strerror(r->err));
+	else if (r->stage == LVL_TIMEOUT)
+		snprintf(buf, len,
+			 "unknown (no answer within %d s: the child that entered it was stopped or stalled)",
+			 op_timeout_s);
+	else if (r->stage == LVL_CHILD)
+		snprintf(buf, len,
+			 "unknown (the child that entered it ended without an answer%s%s)",
+			 r->err ? ": " : "", r->err ? strsignal(r->err) : "");
 	else
 		snprintf(buf, len, "unknown (%s)", strerror(r->err));
+	return buf;
 }
 
 static void print_node(const struct forest *f, long i, const char *prefix,
-		       bool last, bool top)
+		       bool last, bool top, int has_floor)
 {
 	const struct node *nd = &f->nodes[i];
-	char sub[512], why[128];
-	bool init = nd->ns.ino == INIT_USERNS_INO;
-	bool self = nd->ns.ino == f->self;
+	bool init = nd->ino == INIT_USERNS_INO;
+	bool self = nd->ino == f->self->ino;
+	char sub[512], why[160];
+	const char *problem;
 	size_t k;
 
 	printf("%s%s%lu", prefix, top ? "" : last ? "`- " : "|- ",
-	       (unsigned long)nd->ns.ino);
+	       (unsigned long)nd->ino);
 	if (init || self)
 		printf(" (%s%s%s)", init ? "initial" : "",
 		       init && self ? ", " : "", self ? "yours" : "");
@@ -298,11 +694,15 @@ static void print_node(const struct forest *f, long i, const char *prefix,
 	else
 		printf("  owner: ?");
 	printf("  depth: %d", nd->depth);
-	if (nd->lvl.stage == LVL_OK) {
+	problem = level_problem(nd, why, sizeof(why));
+	if (!problem) {
 		printf("  level: %d", nd->lvl.level);
+		if (has_floor > 0 && nd->lvl.have_floor)
+			printf("  floor: %d", nd->lvl.floor);
+		else if (has_floor > 0)
+			printf("  floor: ?");
 	} else {
-		level_problem(&nd->lvl, why, sizeof(why));
-		printf("  level: %s", why);
+		printf("  level: %s", problem);
 	}
 	if (!nd->nprocs)
 		printf("  processes: none");
@@ -316,72 +716,90 @@ static void print_node(const struct forest *f, long i, const char *prefix,
 	snprintf(sub, sizeof(sub), "%s%s", prefix,
 		 top ? "" : last ? "   " : "|  ");
 	for (k = 0; k < nd->nkids; k++)
-		print_node(f, nd->kids[k], sub, k + 1 == nd->nkids, false);
+		print_node(f, nd->kids[k], sub, k + 1 == nd->nkids, false,
+			   has_floor);
 }
 
 static json_t *json_node(const struct forest *f, long i)
 {
 	const struct node *nd = &f->nodes[i];
-	json_t *o, *procs, *kids;
-	char why[128];
+	json_t *o, *procs, *kids, *p, *kid;
+	const char *problem;
+	char why[160];
 	size_t k;
 
 	procs = json_array();
-	for (k = 0; k < nd->nprocs && k < JSON_PROCS; k++)
-		json_array_append_new(procs,
-			json_pack("{s:i, s:s}", "pid", (int)nd->procs[k].pid,
-				  "comm", nd->procs[k].comm));
 	kids = json_array();
-	for (k = 0; k < nd->nkids; k++)
-		json_array_append_new(kids, json_node(f, nd->kids[k]));
-
-	o = json_pack("{s:I, s:o, s:o, s:i, s:b, s:b}",
-		      "id", (json_int_t)nd->ns.ino,
-		      "parent", nd->parent < 0 ? json_null() :
-			json_integer(f->nodes[nd->parent].ns.ino),
-		      "owner_uid", nd->have_owner ?
-			json_integer(nd->owner) : json_null(),
-		      "depth", nd->depth,
-		      "initial", nd->ns.ino == INIT_USERNS_INO,
-		      "self", nd->ns.ino == f->self);
-	if (!o)
-		return NULL;
-	if (nd->lvl.stage == LVL_OK) {
-		json_object_set_new(o, "level", json_integer(nd->lvl.level));
-		json_object_set_new(o, "level_error", json_null());
-	} else {
-		level_problem(&nd->lvl, why, sizeof(why));
-		json_object_set_new(o, "level", json_null());
-		json_object_set_new(o, "level_error", json_string(why));
+	o = json_object();
+	if (!procs || !kids || !o)
+		goto bad;
+	for (k = 0; k < nd->nprocs && k < JSON_PROCS; k++) {
+		p = json_pack("{s:i, s:s}", "pid", (int)nd->procs[k].pid,
+			      "comm", nd->procs[k].comm);
+		if (!p || json_array_append_new(procs, p))
+			goto bad;
 	}
-	json_object_set_new(o, "process_count", json_integer(nd->nprocs));
-	json_object_set_new(o, "processes", procs);
-	json_object_set_new(o, "children", kids);
+	for (k = 0; k < nd->nkids; k++) {
+		kid = json_node(f, nd->kids[k]);
+		if (!kid || json_array_append_new(kids, kid))
+			goto bad;
+	}
+	problem = level_problem(nd, why, sizeof(why));
+	if (json_object_set_new(o, "id", json_integer(nd->ino)) ||
+	    json_object_set_new(o, "parent", nd->parent < 0 ? json_null() :
+				json_integer(f->nodes[nd->parent].ino)) ||
+	    json_object_set_new(o, "owner_uid", nd->have_owner ?
+				json_integer(nd->owner) : json_null()) ||
+	    json_object_set_new(o, "depth", json_integer(nd->depth)) ||
+	    json_object_set_new(o, "initial",
+				json_boolean(nd->ino == INIT_USERNS_INO)) ||
+	    json_object_set_new(o, "self",
+				json_boolean(nd->ino == f->self->ino)) ||
+	    json_object_set_new(o, "level", problem ? json_null() :
+				json_integer(nd->lvl.level)) ||
+	    json_object_set_new(o, "level_error", problem ?
+				json_string(problem) : json_null()) ||
+	    json_object_set_new(o, "floor", !problem && nd->lvl.have_floor ?
+				json_integer(nd->lvl.floor) : json_null()) ||
+	    json_object_set_new(o, "process_count",
+				json_integer(nd->nprocs)) ||
+	    json_object_set_new(o, "processes", procs) ||
+	    json_object_set_new(o, "children", kids))
+		goto bad_o;
 	return o;
+bad:
+	json_decref(procs);
+	json_decref(kids);
+bad_o:
+	json_decref(o);
+	return NULL;
 }
 
 static int print_json(const struct forest *f, const long *roots,
-		      size_t nroots, int per_ns)
+		      size_t nroots, int per_ns, int has_floor)
 {
-	json_t *doc, *arr;
-	bool bad = false;
+	json_t *doc = NULL, *arr, *r;
 	size_t i;
 	int ret;
 
 	arr = json_array();
-	for (i = 0; i < nroots; i++)
-		bad |= json_array_append_new(arr, json_node(f, roots[i])) != 0;
-	if (bad) {
-		json_decref(arr);
-		arr = NULL;
+	for (i = 0; arr && i < nroots; i++) {
+		r = json_node(f, roots[i]);
+		if (!r || json_array_append_new(arr, r)) {
+			json_decref(arr);
+			arr = NULL;
+		}
 	}
-	doc = json_pack("{s:o, s:i, s:o}",
-			"per_namespace", per_ns < 0 ? json_null() :
-				json_boolean(per_ns),
-			"hidden_processes", (int)f->hidden,
-			"namespaces", arr);
+	if (arr)
+		doc = json_pack("{s:o, s:o, s:i, s:o}",
+				"per_namespace", per_ns < 0 ? json_null() :
+					json_boolean(per_ns),
+				"has_floor", has_floor < 0 ? json_null() :
+					json_boolean(has_floor),
+				"hidden_processes", (int)f->hidden,
+				"namespaces", arr);
 	if (!doc) {
-		msg("cannot build the JSON document");
+		msg("cannot build the JSON document (out of memory?)");
 		return EXIT_FAIL;
 	}
 	ret = json_dumpf(doc, stdout, JSON_INDENT(2));
@@ -397,64 +815,92 @@ int cmd_tree(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "json", no_argument, NULL, 'j' },
+		{ "timeout", required_argument, NULL, 't' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct forest f = { 0 };
-	bool json = false;
+	int c, per_ns, ret, has_floor = -1;
 	size_t i, nroots = 0;
-	int c, per_ns, ret;
+	bool json = false;
 	long *roots;
 
 	optind = 1;
-	while ((c = subcmd_getopt("tree", tree_usage, ":jh", opts,
-				  argc, argv, &ret)) > 0)
-		json = true;	/* 'j' */
+	while ((c = subcmd_getopt("tree", tree_usage, ":jt:h", opts,
+				  argc, argv, &ret)) > 0) {
+		if (c == 'j') {
+			json = true;
+		} else {
+			ret = parse_timeout_arg("tree", optarg);
+			if (ret)
+				return ret;
+		}
+	}
 	if (!c)
 		return ret;
 	if (optind < argc)
 		return usage_error("tree", "unexpected argument '%s'",
 				   argv[optind]);
 
-	ret = self_userns_ino(&f.self);
-	if (ret) {
-		msg("cannot find your user namespace: %s", strerror(-ret));
+	f.self = userns_self();
+	if (!f.self)
 		return EXIT_FAIL;
-	}
+	f.chain_max = chain_max();
 	if (collect_processes(&f))
 		return EXIT_FAIL;
 	link_parents(&f);
-
-	for (i = 0; i < f.n; i++)
-		level_read(&f.nodes[i].ns, &f.nodes[i].lvl);
-	per_ns = kernel_per_ns(NULL);
 
 	roots = xrealloc(NULL, (f.n + 1) * sizeof(long));
 	for (i = 0; i < f.n; i++)
 		if (f.nodes[i].parent < 0)
 			roots[nroots++] = i;
 	sort_all(&f, roots, nroots);
+	for (i = 0; i < nroots; i++) {
+		set_depths(&f, roots[i], 0);
+		read_chain(&f, roots[i], false);
+	}
+	per_ns = kernel_per_ns(NULL);
+	for (i = 0; i < f.n; i++) {
+		if (f.nodes[i].state != NODE_READ ||
+		    f.nodes[i].lvl.stage != LVL_OK)
+			continue;
+		if (f.nodes[i].lvl.have_floor)
+			has_floor = 1;
+		else if (f.nodes[i].lvl.no_floor && has_floor < 0)
+			has_floor = 0;
+	}
 
 	if (json) {
-		ret = print_json(&f, roots, nroots, per_ns);
+		ret = print_json(&f, roots, nroots, per_ns, has_floor);
 	} else {
 		if (!per_ns)
 			printf("note: this kernel has no per-namespace perf_event_paranoid: every level is the global one\n");
+		if (!has_floor)
+			printf("note: this kernel has no kernel.perf_event_paranoid_userns: no floor column\n");
 		for (i = 0; i < nroots; i++)
-			print_node(&f, roots[i], "", true, true);
+			print_node(&f, roots[i], "", true, true, has_floor);
 		if (f.hidden)
 			printf("(%u process%s not shown: no access to %s user namespace)\n",
 			       f.hidden, f.hidden == 1 ? "" : "es",
 			       f.hidden == 1 ? "its" : "their");
 		ret = fflush(stdout) ? EXIT_FAIL : EXIT_OK;
 	}
+	if (f.timeouts)
+		msg("%u user namespace%s did not answer within %d s (a process in it may have stopped perfns's child); neither %s level nor its descendants' were read",
+		    f.timeouts, f.timeouts == 1 ? "" : "s", op_timeout_s,
+		    f.timeouts == 1 ? "its" : "their");
+	if (f.unreadable)
+		msg("the level of %u user namespace%s could not be read (see the rows marked unknown)",
+		    f.unreadable, f.unreadable == 1 ? "" : "s");
+	if (f.timeouts || f.unreadable)
+		ret = EXIT_FAIL;
 
 	for (i = 0; i < f.n; i++) {
-		userns_close(&f.nodes[i].ns);
 		free(f.nodes[i].procs);
 		free(f.nodes[i].kids);
 	}
 	free(f.nodes);
+	free(f.hash);
 	free(roots);
 	return ret;
 }

@@ -15,6 +15,9 @@
 
 const char *prog = "perfns";
 
+/* --timeout: how long one child that enters a namespace may take. */
+int op_timeout_s = DEFAULT_TIMEOUT_S;
+
 /* One line on stderr, prefixed with the program's name. */
 void msg(const char *fmt, ...)
 {
@@ -117,6 +120,56 @@ int parse_pid_arg(const char *cmd, const char *s, pid_t *pid)
 	if (parse_pid(s, pid))
 		return usage_error(cmd, "pid '%s' is not a positive integer", s);
 	return 0;
+}
+
+int parse_timeout_arg(const char *cmd, const char *s)
+{
+	int v;
+
+	if (*s == '-' || parse_int(s, &v) || v < 1 || v > 3600)
+		return usage_error(cmd,
+				   "timeout '%s' is not a whole number of seconds from 1 to 3600",
+				   s);
+	op_timeout_s = v;
+	return 0;
+}
+
+/*
+ * Copy @len bytes of @src to @dst as printable ASCII: every byte outside
+ * 0x20..0x7e, and the backslash, becomes \xHH, so that what a tenant names
+ * (a process name, a container id) can neither drive a terminal nor be
+ * invalid UTF-8. Truncates at a whole character, marking it with "...";
+ * @dst is always terminated. Returns the length written.
+ */
+size_t escape_bytes(char *dst, size_t size, const char *src, size_t len)
+{
+	static const char hex[] = "0123456789abcdef";
+	size_t i, o = 0, need;
+	unsigned char c;
+
+	if (!size)
+		return 0;
+	for (i = 0; i < len; i++) {
+		c = (unsigned char)src[i];
+		need = c >= 0x20 && c < 0x7f && c != '\\' ? 1 : 4;
+		if (o + need + 4 > size) {	/* room for "..." and NUL */
+			if (size >= 4 && o + 4 <= size) {
+				memcpy(dst + o, "...", 3);
+				o += 3;
+			}
+			break;
+		}
+		if (need == 1) {
+			dst[o++] = c;
+		} else {
+			dst[o++] = '\\';
+			dst[o++] = 'x';
+			dst[o++] = hex[c >> 4];
+			dst[o++] = hex[c & 15];
+		}
+	}
+	dst[o] = '\0';
+	return o;
 }
 
 /* "-1", "-2": a negative level, not an option. */

@@ -7,7 +7,13 @@
 export LC_ALL=C HOME=/tmp
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 top=$(cd "$here/../.." && pwd)
+# The project's shared helpers (TAP lines, the count line, the guest
+# guard, the unprivileged user); what is only ours stays below.
+. "$top/vm/lib.sh"
 P=${PERFNS_BIN:-$top/build/bin/perfns}
+# The hostile tenant's helper (tools/tests/tenant.c, built by make tools).
+TENANT=${PERFNS_TENANT:-$(dirname "$(dirname "$P")")/tools/tests/tenant}
+FLOOR_FILE=/proc/sys/kernel/perf_event_paranoid_userns
 FILE=/proc/sys/kernel/perf_event_paranoid
 PY=/usr/bin/python3
 TEST_UID=${TEST_UID:-1000}
@@ -16,19 +22,14 @@ as_user=(setpriv --reuid="$TEST_UID" --regid="$TEST_UID" --clear-groups --)
 # namespace, and may enter only those that uid 0 owns.
 no_admin=(setpriv --bounding-set=-sys_admin --)
 
-n=0 passed=0 failed=0 skipped=0
 pids=()
 
 # These tests write perf_event_paranoid: only ever in the QEMU guest.
 guard_guest() {
-	if ! grep -q 'vmrun\.job=' /proc/cmdline 2>/dev/null ||
-	   [ "$(id -u)" != 0 ]; then
-		echo "$0: runs as root inside the guest only:" \
-		     "vm/guest/run -- $0" >&2
-		exit 2
-	fi
-	if [ ! -x "$P" ]; then
-		echo "$0: no perfns binary at $P (make -C tools)" >&2
+	require_guest "$0"
+	if [ ! -x "$P" ] || [ ! -x "$TENANT" ]; then
+		echo "$0: no perfns binary at $P or tenant helper at $TENANT" \
+		     "(make tools)" >&2
 		exit 2
 	fi
 }
@@ -75,23 +76,15 @@ runin() {
 }
 
 pass() {
-	n=$((n + 1)) passed=$((passed + 1))
-	echo "ok $n - $1"
+	ok "$1"
 }
 
+# fail NAME [DIAG...]: not ok, with the last command's status and output
 fail() {
-	n=$((n + 1)) failed=$((failed + 1))
-	echo "not ok $n - $1"
-	shift
-	[ $# -eq 0 ] || printf '#   %s\n' "$@"
+	notok "$@"
 	printf '#   exit status %s\n' "${RC:-?}"
 	[ -z "${OUT:-}" ] || printf '#   stdout: %s\n' "${OUT//$'\n'/$'\n#           '}"
 	[ -z "${ERR:-}" ] || printf '#   stderr: %s\n' "${ERR//$'\n'/$'\n#           '}"
-}
-
-skip() {
-	n=$((n + 1)) skipped=$((skipped + 1))
-	echo "ok $n - $1 # SKIP $2"
 }
 
 # tcase NAME RC OUT_RE ERR_RE CMD...: run CMD and check its exit status,
@@ -189,7 +182,7 @@ pid_of() {
 	return 1
 }
 
-# A Python one-off on the JSON in $OUT: JSON_CHECK holds Python that sees
+# A Python one-off on the JSON in $OUT: the Python code given sees
 # the parsed document as 'doc' and must not raise.
 json_ok() {
 	PYCODE=$1 "$PY" -c '
@@ -215,11 +208,19 @@ exec(os.environ["PYCODE"])
 
 ns_id() { userns_of "$1" | tr -dc 0-9; }
 
-finish() {
-	local stage=$1 line
-	echo "1..$n"
-	line="$stage: $passed passed, $failed failed"
-	[ "$skipped" = 0 ] || line+=", $skipped skipped"
-	echo "$line"
-	[ "$failed" = 0 ]
+# wait_line FILE RE [SECONDS]: until a line of FILE matches RE (default 20 s)
+wait_line() {
+	local i
+	for ((i = 0; i < ${3:-20} * 20; i++)); do
+		grep -Eq "$2" "$1" 2>/dev/null && return 0
+		sleep 0.05
+	done
+	echo "# wait_line: no line matching $2 in $1" >&2
+	return 1
+}
+
+# fl LEVEL: the floor column of a tree row when the kernel has the floor
+# (with no floor set anywhere the floor file reads the level in force)
+fl() {
+	[ -z "${HAVE_FLOOR:-}" ] || printf '  floor: %s' "$1"
 }
