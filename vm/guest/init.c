@@ -215,6 +215,11 @@ int main(void)
 	mkdir("/dev/pts", 0755);
 	do_mount("devpts", "/dev/pts", "devpts", MS_NOSUID | MS_NOEXEC,
 		 "ptmxmode=0666", 1);
+	/* devtmpfs has no /dev/fd or /dev/std*: programs write to them. */
+	symlink("/proc/self/fd", "/dev/fd");
+	symlink("/proc/self/fd/0", "/dev/stdin");
+	symlink("/proc/self/fd/1", "/dev/stdout");
+	symlink("/proc/self/fd/2", "/dev/stderr");
 	mkdir("/dev/shm", 01777);
 	do_mount("tmpfs", "/dev/shm", "tmpfs", MS_NOSUID | MS_NODEV,
 		 "mode=1777", 1);
