@@ -77,6 +77,34 @@ int proc_is_ours(void)
 	return strcmp(buf, want) ? -EXDEV : 0;
 }
 
+/*
+ * The pidfd's process is @pid as this /proc numbers processes: its fdinfo
+ * says so ("Pid:" is counted in the pid namespace of the /proc it is read
+ * from). 0, -EXDEV if not, -ESRCH if it is gone, or -errno.
+ */
+static int pidfd_pid_in_proc(int pidfd, pid_t pid)
+{
+	char path[64], line[128];
+	int nr = 0, found = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", pidfd);
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "Pid: %d", &nr) == 1) {
+			found = 1;
+			break;
+		}
+	fclose(f);
+	if (!found)
+		return -EXDEV;
+	if (nr == -1)
+		return -ESRCH;
+	return nr == pid ? 0 : -EXDEV;
+}
+
 /* Takes @fd (closed on failure) after checking that it is a user namespace. */
 int userns_from_fd(int fd, struct userns *ns)
 {
@@ -125,6 +153,8 @@ int pidfd_userns(int pidfd, pid_t pid)
 	 * that PID was still it (a pid is not reused before it is reaped).
 	 */
 	err = proc_is_ours();
+	if (!err)
+		err = pidfd_pid_in_proc(pidfd, pid);
 	if (err)
 		return err;
 	snprintf(path, sizeof(path), "/proc/%d/ns/user", (int)pid);

@@ -266,7 +266,13 @@ static int add_process(struct forest *f, pid_t pid)
 
 	pidfd = pidfd_open(pid, 0);
 	if (pidfd < 0)
-		return errno == ESRCH ? 0 : fatal("pidfd_open", pid, errno);
+		return errno == ESRCH || errno == EINVAL ? 0 :
+		       fatal("pidfd_open", pid, errno);
+	/* By number, but checked with the pidfd below: this process's. */
+	if (is_kernel_thread(pid)) {
+		close(pidfd);
+		return 0;
+	}
 	fd = pidfd_userns(pidfd, pid);
 	if (fd < 0) {
 		close(pidfd);
@@ -277,7 +283,7 @@ static int add_process(struct forest *f, pid_t pid)
 		return fatal("its user namespace", pid, -fd);
 	}
 	read_comm(pid, comm, sizeof(comm));
-	/* Still alive: the name read by number was this process's. */
+	/* Still alive: the flags and name read by number were its own. */
 	if (pidfd_send_signal(pidfd, 0, NULL, 0) && errno == ESRCH) {
 		close(pidfd);
 		close(fd);
@@ -349,7 +355,7 @@ static int collect_processes(struct forest *f)
 	}
 	errno = 0;
 	while ((de = readdir(d))) {
-		if (parse_pid(de->d_name, &pid) || is_kernel_thread(pid))
+		if (parse_pid(de->d_name, &pid))
 			continue;
 		if (add_process(f, pid)) {
 			closedir(d);

@@ -224,3 +224,71 @@ wait_line() {
 fl() {
 	[ -z "${HAVE_FLOOR:-}" ] || printf '  floor: %s' "$1"
 }
+
+# farm_tree NPROC DEPTH [text]: NPROC tenant processes, each at the bottom
+# of a chain of DEPTH user namespaces of its own, listed by inode number by
+# the tenant's helper; tree (--json, and the text with "text") must list
+# every one, once, with its level, under a limit of 64 open descriptors
+# (one child reads a whole chain; with fewer descriptors, shorter ones).
+farm_tree() {
+	local np=$1 depth=$2 want=$(($1 * $2)) maxns farm t0 t1
+	maxns=$(cat /proc/sys/user/max_user_namespaces)
+	echo $((want * 2 + 1000)) >/proc/sys/user/max_user_namespaces
+	t0=$EPOCHREALTIME
+	"$TENANT" farm "$np" "$depth" >"$T/farm" 2>"$T/farm.err" &
+	farm=$!
+	pids+=($farm)
+	wait_line "$T/farm" '^ready$' 600
+	t1=$EPOCHREALTIME
+	grep -E '^[0-9]+$' "$T/farm" | sort -u >"$T/farm.ids"
+	echo "# farm: $(wc -l <"$T/farm.ids") namespaces made in $(( (${t1/./} - ${t0/./}) / 1000 )) ms"
+	ok_if "the tenant made $want namespaces" \
+		[ "$(wc -l <"$T/farm.ids")" = "$want" ]
+	t0=$EPOCHREALTIME
+	bash -c "ulimit -n 64 && exec $P tree --json" >"$T/farmtree" \
+		2>"$T/err" </dev/null
+	RC=$?
+	t1=$EPOCHREALTIME
+	OUT= ERR=$(cat "$T/err")
+	echo "# tree --json over $want more namespaces, ulimit -n 64: $(( (${t1/./} - ${t0/./}) / 1000 )) ms, exit $RC"
+	ok_if "tree --json over $want namespaces with 64 descriptors succeeds" \
+		[ "$RC" = 0 ] && [ -z "$ERR" ]
+	ok_if "... and lists every one of them, once, with its level" \
+		env FARM_IDS="$T/farm.ids" H="$H" DEPTH="$depth" "$PY" -c '
+import json, os, sys
+doc = json.load(open(sys.argv[1]))
+want = set(int(l) for l in open(os.environ["FARM_IDS"]))
+seen = {}
+def walk(ns):
+    for n in ns:
+        seen[n["id"]] = seen.get(n["id"], 0) + 1
+        if n["id"] in want:
+            assert n["level"] == int(os.environ["H"]), n
+            assert n["owner_uid"] == 0, n
+            assert 1 <= n["depth"] <= int(os.environ["DEPTH"]), n
+        walk(n["children"])
+walk(doc["namespaces"])
+missing = want - set(seen)
+assert not missing, "%d missing" % len(missing)
+assert all(c == 1 for c in seen.values())
+' "$T/farmtree"
+	if [ "${3:-}" = text ]; then
+		bash -c "ulimit -n 64 && exec $P tree" >"$T/farmtree" \
+			2>"$T/err" </dev/null
+		RC=$?
+		ERR=$(cat "$T/err")
+		ok_if "tree (text) lists every one of them, and succeeds" \
+			env FARM_IDS="$T/farm.ids" RC=$RC ERR="$ERR" "$PY" -c '
+import os, re, sys
+assert os.environ["RC"] == "0" and not os.environ["ERR"], os.environ["ERR"]
+want = set(l.strip() for l in open(os.environ["FARM_IDS"]))
+rows = [re.match(r"^[|` -]*([0-9]+)", l).group(1) for l in open(sys.argv[1])
+	if re.match(r"^[|` -]*[0-9]+ ", l)]
+assert want <= set(rows), len(want - set(rows))
+assert len(rows) == len(set(rows))
+' "$T/farmtree"
+	fi
+	kill "$farm"
+	wait "$farm" 2>/dev/null
+	echo "$maxns" >/proc/sys/user/max_user_namespaces
+}
