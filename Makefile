@@ -11,7 +11,7 @@ BUILD := $(TOP)/build
 
 .PHONY: all deps kernel baseline-kernel debug-kernel export-patches \
 	series-check selftests tools install demo check check-debug bench \
-	check-matrix check-kcsan \
+	check-matrix check-kcsan admin-guide \
 	clean help
 
 all: kernel selftests tools
@@ -59,6 +59,11 @@ check-debug: deps
 
 # The series built with W=1 and sparse patch by patch, and in other
 # configurations (see vm/check/matrix); and under KCSAN (vm/check/kcsan).
+# Rewrite the admin guide's transcripts from a real run in the guest
+# (make check compares them: docs/admin-guide-update --check).
+admin-guide: deps kernel baseline-kernel tools
+	@docs/admin-guide-update
+
 check-matrix: deps
 	@vm/check/matrix
 
