@@ -91,7 +91,9 @@ static void sysctl_a_in_unshared_container_lists_its_level(void **state)
 		      "sysctl -a 2>/dev/null | grep -c perf_event_paranoid; "
 		      "sysctl -a 2>/dev/null | grep perf_event_paranoid'"),
 		   0);
-	assert_string_equal(sh_output, "1\nkernel.perf_event_paranoid = 4\n");
+	/* The floor file reads where a namespace made inside would start. */
+	assert_string_equal(sh_output, "2\nkernel.perf_event_paranoid = 4\n"
+			    "kernel.perf_event_paranoid_userns = 4\n");
 }
 
 /* sysctl -w cannot lower the container's level. */
