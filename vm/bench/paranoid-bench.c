@@ -23,8 +23,8 @@
  * --held-reps N		times they are held and released (2)
  * --trace FILE			also hold 64 namespaces under the kmem
  *				trace events, copy the trace to FILE
- * --only GROUP			one group of scenarios: open, sysctl,
- *				denied, getpid, create, bytes
+ * --only GROUP			one group of scenarios: open, floors,
+ *				sysctl, denied, getpid, create, bytes
  *
  * The level is set the way each kernel allows: with the series, by the
  * namespace's root in /proc/sys/kernel/perf_event_paranoid inside the
@@ -59,6 +59,7 @@
 #include "userns_agent.h"
 
 #define PARANOID	"/proc/sys/kernel/perf_event_paranoid"
+#define FLOOR		"/proc/sys/kernel/perf_event_paranoid_userns"
 #define TRACEFS		"/sys/kernel/tracing"
 #define MAX_DEPTH	32
 
@@ -318,6 +319,57 @@ static void at_depth(void *arg)
 	}
 	if (depth == 1 && (!only || !strcmp(only, "getpid")))
 		measure("getpid_d1", op_getpid, iters(N_GETPID));
+}
+
+/*
+ * open_close_d<depth>_floors: the same open and close with a floor set in
+ * every namespace of the chain, the initial one included, so that the walk
+ * finds a floor at each step. A floor in force must not lock the task out:
+ * each is set to 2, the level in force (a namespace can only raise its
+ * floor to what its floor file reads). The baseline has no floor: the same
+ * chain without them.
+ */
+static void set_floor(int depth)
+{
+	int err;
+
+	if (!patched)
+		return;
+	err = write_file(FLOOR, "2");
+	if (err)
+		die("cannot set the floor at depth %d: %s", depth,
+		    strerror(-err));
+}
+
+static void floors_at_depth(void *arg)
+{
+	int depth = (long)arg;
+	char name[64];
+	int i;
+
+	set_floor(0);
+	for (i = 0; i < depth; i++) {
+		if (unshare_mapped())
+			die("at depth %d: %s", i + 1, agent_error());
+		set_floor(i + 1);
+	}
+	if (paranoid_level() != 2)
+		die("level %d at depth %d with floors", paranoid_level(), depth);
+	snprintf(name, sizeof(name), "open_close_d%d_floors", depth);
+	measure(name, op_open_close, iters(N_OPEN));
+}
+
+/* Unset the initial namespace's floor again after floors_at_depth(). */
+static void unset_host_floor(void)
+{
+	int err;
+
+	if (!patched)
+		return;
+	err = write_file(FLOOR, "-2147483648");
+	if (err)
+		die("cannot unset the initial namespace's floor: %s",
+		    strerror(-err));
 }
 
 static void denied_at_depth(void *arg)
@@ -836,6 +888,13 @@ int main(int argc, char **argv)
 		if (want("open") || want("sysctl") || want("getpid")) {
 			run_child(at_depth, (void *)1L, false);
 			run_child(at_depth, (void *)(long)MAX_DEPTH, false);
+		}
+		if (want("floors")) {
+			run_child(floors_at_depth, (void *)1L, false);
+			unset_host_floor();
+			run_child(floors_at_depth, (void *)(long)MAX_DEPTH,
+				  false);
+			unset_host_floor();
 		}
 		if (want("denied") || want("getpid")) {
 			run_child(denied_at_depth, (void *)1L, true);
