@@ -11,6 +11,9 @@
 #                           returns non-zero if anything failed
 #   count_line FILE         the "P F" of the last count line in FILE
 #                           ("STAGE: P passed, F failed" or "P passed, F failed")
+#   tap_tally FILE          the "P F PLAN" of a TAP stream in FILE: its "ok N"
+#                           and "not ok N" lines and its plan "1..PLAN"
+#                           (PLAN 0 if there is none)
 # The guest
 #   in_guest                true inside a guest booted by vm/guest/run
 #   require_guest WHAT      exit 2 with a message outside the guest or as non-root
@@ -54,6 +57,12 @@ finish() {
 count_line() {
 	grep -aE '^([A-Za-z0-9_. -]+: )?[0-9]+ passed, [0-9]+ failed' "$1" |
 		tail -1 | sed -E 's/^(.*: )?([0-9]+) passed, ([0-9]+) failed.*/\2 \3/'
+}
+
+tap_tally() {
+	awk '/^ok [0-9]+/ { p++ } /^not ok [0-9]+/ { f++ }
+	     /^1\.\.[0-9]+$/ && !plan { plan = substr($0, 4) }
+	     END { print p + 0, f + 0, plan + 0 }' "$1"
 }
 
 in_guest() {
