@@ -259,7 +259,11 @@ static void op_getpid(void)
 	syscall(SYS_getpid);
 }
 
-static void op_fork_exit(void)
+/*
+ * fork(), the child exits (after unshare(CLONE_NEWUSER) if @new_userns),
+ * waitpid(): the same code on both sides of userns_create - fork_exit.
+ */
+static void fork_exit(bool new_userns)
 {
 	int status;
 	pid_t pid = fork();
@@ -267,22 +271,20 @@ static void op_fork_exit(void)
 	if (pid < 0)
 		die("fork: %m");
 	if (pid == 0)
-		_exit(0);
+		_exit(new_userns && unshare(CLONE_NEWUSER) ? 1 : 0);
 	if (waitpid(pid, &status, 0) != pid || status)
-		die("fork child failed");
+		die(new_userns ? "unshare(CLONE_NEWUSER) failed in the child" :
+		    "fork child failed");
+}
+
+static void op_fork_exit(void)
+{
+	fork_exit(false);
 }
 
 static void op_userns_create(void)
 {
-	int status;
-	pid_t pid = fork();
-
-	if (pid < 0)
-		die("fork: %m");
-	if (pid == 0)
-		_exit(unshare(CLONE_NEWUSER) ? 1 : 0);
-	if (waitpid(pid, &status, 0) != pid || status)
-		die("unshare(CLONE_NEWUSER) failed in the child");
+	fork_exit(true);
 }
 
 /*
