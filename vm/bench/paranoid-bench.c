@@ -24,7 +24,8 @@
  * --trace FILE			also hold 64 namespaces under the kmem
  *				trace events, copy the trace to FILE
  * --only GROUP			one group of scenarios: open, floors,
- *				sysctl, denied, getpid, create, bytes
+ *				kernel, sysctl, denied, getpid, create,
+ *				bytes
  *
  * The level is set the way each kernel allows: with the series, by the
  * namespace's root in /proc/sys/kernel/perf_event_paranoid inside the
@@ -359,6 +360,53 @@ static void floors_at_depth(void *arg)
 		die("level %d at depth %d with floors", paranoid_level(), depth);
 	snprintf(name, sizeof(name), "open_close_d%d_floors", depth);
 	measure(name, op_open_close, iters(N_OPEN));
+}
+
+/*
+ * open_close_kernel_d<depth>: an event that counts the kernel too
+ * (exclude_kernel=0), allowed at level 1, which the initial namespace is
+ * set to before the chain is made (on both kernels: the chain inherits it
+ * with the series). perf_event_open() then makes its level-3 check and
+ * perf_allow_kernel()'s level-2 check: with the series one lookup of the
+ * level serves both.
+ */
+static struct perf_event_attr task_clock_kernel = {
+	.type		= PERF_TYPE_SOFTWARE,
+	.size		= sizeof(struct perf_event_attr),
+	.config		= PERF_COUNT_SW_TASK_CLOCK,
+	.disabled	= 1,
+	.exclude_hv	= 1,
+};
+
+static void op_open_close_kernel(void)
+{
+	int fd = syscall(SYS_perf_event_open, &task_clock_kernel, 0, -1, -1,
+			 PERF_FLAG_FD_CLOEXEC);
+
+	if (fd < 0)
+		die("perf_event_open (kernel counted): %m");
+	close(fd);
+}
+
+static void kernel_at_depth(void *arg)
+{
+	int depth = (long)arg;
+	char name[64];
+
+	enter_userns(depth);
+	if (paranoid_level() != 1)
+		die("level %d at depth %d, not 1", paranoid_level(), depth);
+	snprintf(name, sizeof(name), "open_close_kernel_d%d", depth);
+	measure(name, op_open_close_kernel, iters(N_OPEN));
+}
+
+static void set_host_level(const char *level)
+{
+	int err = write_file(PARANOID, level);
+
+	if (err)
+		die("cannot set the initial namespace's level to %s: %s",
+		    level, strerror(-err));
 }
 
 /* Unset the initial namespace's floor again after floors_at_depth(). */
@@ -897,6 +945,13 @@ int main(int argc, char **argv)
 			run_child(floors_at_depth, (void *)(long)MAX_DEPTH,
 				  false);
 			unset_host_floor();
+		}
+		if (want("kernel")) {
+			set_host_level("1");
+			run_child(kernel_at_depth, (void *)1L, false);
+			run_child(kernel_at_depth, (void *)(long)MAX_DEPTH,
+				  false);
+			set_host_level("2");
 		}
 		if (want("denied") || want("getpid")) {
 			run_child(denied_at_depth, (void *)1L, true);
