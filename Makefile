@@ -11,7 +11,7 @@ BUILD := $(TOP)/build
 
 .PHONY: all deps kernel baseline-kernel debug-kernel export-patches \
 	series-check selftests tools install demo check check-debug bench \
-	check-matrix check-kcsan admin-guide \
+	check-matrix check-kcsan admin-guide bench-lookups \
 	clean help
 
 all: kernel selftests tools
@@ -49,6 +49,7 @@ install: tools
 	@$(MAKE) -s -C tools O=$(BUILD) install
 
 demo: deps kernel tools
+	@$(MAKE) -s -C selftests/runtimes O=$(BUILD)/selftests/runtimes
 	@vm/demo/demo
 
 check: deps
@@ -62,6 +63,7 @@ check-debug: deps
 # Rewrite the admin guide's transcripts from a real run in the guest
 # (make check compares them: docs/admin-guide-update --check).
 admin-guide: deps kernel baseline-kernel tools
+	@$(MAKE) -s -C selftests/runtimes O=$(BUILD)/selftests/runtimes
 	@docs/admin-guide-update
 
 check-matrix: deps
@@ -72,6 +74,10 @@ check-kcsan: deps
 
 bench: deps
 	@vm/bench/bench
+
+# What looking the level up once in perf_event_open() saves (docs/benchmarks.md)
+bench-lookups: deps
+	@vm/bench/lookups
 
 clean:
 	rm -rf $(BUILD)/selftests $(BUILD)/bin $(BUILD)/vm
