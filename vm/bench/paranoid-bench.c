@@ -221,26 +221,31 @@ static struct perf_event_attr task_clock = {
 	.exclude_hv	= 1,
 };
 
-static int perf_open(void)
+static int perf_open(const struct perf_event_attr *attr)
 {
-	return syscall(SYS_perf_event_open, &task_clock, 0, -1, -1,
+	return syscall(SYS_perf_event_open, attr, 0, -1, -1,
 		       PERF_FLAG_FD_CLOEXEC);
 }
 
-static void op_open_close(void)
+static void open_close(const struct perf_event_attr *attr)
 {
-	int fd = perf_open();
+	int fd = perf_open(attr);
 
 	if (fd < 0)
 		die("perf_event_open: %m");
 	close(fd);
 }
 
+static void op_open_close(void)
+{
+	open_close(&task_clock);
+}
+
 static int denied_errno;
 
 static void op_open_denied(void)
 {
-	if (perf_open() >= 0 || errno != denied_errno)
+	if (perf_open(&task_clock) >= 0 || errno != denied_errno)
 		die("perf_event_open was not refused with %s: %m",
 		    strerror(denied_errno));
 }
@@ -370,22 +375,11 @@ static void floors_at_depth(void *arg)
  * perf_allow_kernel()'s level-2 check: with the series one lookup of the
  * level serves both.
  */
-static struct perf_event_attr task_clock_kernel = {
-	.type		= PERF_TYPE_SOFTWARE,
-	.size		= sizeof(struct perf_event_attr),
-	.config		= PERF_COUNT_SW_TASK_CLOCK,
-	.disabled	= 1,
-	.exclude_hv	= 1,
-};
+static struct perf_event_attr task_clock_kernel;
 
 static void op_open_close_kernel(void)
 {
-	int fd = syscall(SYS_perf_event_open, &task_clock_kernel, 0, -1, -1,
-			 PERF_FLAG_FD_CLOEXEC);
-
-	if (fd < 0)
-		die("perf_event_open (kernel counted): %m");
-	close(fd);
+	open_close(&task_clock_kernel);
 }
 
 static void kernel_at_depth(void *arg)
@@ -393,6 +387,8 @@ static void kernel_at_depth(void *arg)
 	int depth = (long)arg;
 	char name[64];
 
+	task_clock_kernel = task_clock;
+	task_clock_kernel.exclude_kernel = 0;
 	enter_userns(depth);
 	if (paranoid_level() != 1)
 		die("level %d at depth %d, not 1", paranoid_level(), depth);
