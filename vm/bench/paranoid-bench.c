@@ -133,6 +133,15 @@ static int paranoid_level(void)
 	return atoi(buf);
 }
 
+/* Write @value to the sysctl @file, or die: the run cannot go on without. */
+static void set_sysctl(const char *file, const char *value)
+{
+	int err = write_file(file, value);
+
+	if (err)
+		die("cannot write %s to %s: %s", value, file, strerror(-err));
+}
+
 /*
  * Enter a new user namespace @depth times, each time mapping uid and gid 0
  * to the parent's 0 as "unshare --map-root-user" does: the task stays
@@ -153,14 +162,8 @@ static void enter_userns(int depth)
  */
 static void lock_level3(void)
 {
-	int err;
-
-	if (patched) {
-		err = write_file(PARANOID, "3");
-		if (err)
-			die("cannot raise the namespace's level to 3: %s",
-			    strerror(-err));
-	}
+	if (patched)
+		set_sysctl(PARANOID, "3");
 	if (paranoid_level() != 3)
 		die("level is %d, not 3", paranoid_level());
 }
@@ -168,14 +171,11 @@ static void lock_level3(void)
 /* fork, run @fn in the child, wait; the global level around it if asked */
 static void run_child(void (*fn)(void *), void *arg, bool global3)
 {
-	int status, err;
+	int status;
 	pid_t pid;
 
-	if (global3 && !patched) {
-		err = write_file(PARANOID, "3");
-		if (err)
-			die("cannot set the global level: %s", strerror(-err));
-	}
+	if (global3 && !patched)
+		set_sysctl(PARANOID, "3");
 	pid = fork();
 	if (pid < 0)
 		die("fork: %m");
@@ -185,8 +185,8 @@ static void run_child(void (*fn)(void *), void *arg, bool global3)
 	}
 	if (waitpid(pid, &status, 0) != pid)
 		die("waitpid: %m");
-	if (global3 && !patched && write_file(PARANOID, "2"))
-		die("cannot set the global level back to 2");
+	if (global3 && !patched)
+		set_sysctl(PARANOID, "2");
 	if (!WIFEXITED(status) || WEXITSTATUS(status))
 		die("a measuring child failed (status 0x%x)", status);
 }
@@ -337,16 +337,10 @@ static void at_depth(void *arg)
  * floor to what its floor file reads). The baseline has no floor: the same
  * chain without them.
  */
-static void set_floor(int depth)
+static void set_floor(void)
 {
-	int err;
-
-	if (!patched)
-		return;
-	err = write_file(FLOOR, "2");
-	if (err)
-		die("cannot set the floor at depth %d: %s", depth,
-		    strerror(-err));
+	if (patched)
+		set_sysctl(FLOOR, "2");
 }
 
 static void floors_at_depth(void *arg)
@@ -355,11 +349,10 @@ static void floors_at_depth(void *arg)
 	char name[64];
 	int i;
 
-	set_floor(0);
+	set_floor();
 	for (i = 0; i < depth; i++) {
-		if (unshare_mapped())
-			die("at depth %d: %s", i + 1, agent_error());
-		set_floor(i + 1);
+		enter_userns(1);
+		set_floor();
 	}
 	if (paranoid_level() != 2)
 		die("level %d at depth %d with floors", paranoid_level(), depth);
@@ -396,26 +389,11 @@ static void kernel_at_depth(void *arg)
 	measure(name, op_open_close_kernel, iters(N_OPEN));
 }
 
-static void set_host_level(const char *level)
-{
-	int err = write_file(PARANOID, level);
-
-	if (err)
-		die("cannot set the initial namespace's level to %s: %s",
-		    level, strerror(-err));
-}
-
 /* Unset the initial namespace's floor again after floors_at_depth(). */
 static void unset_host_floor(void)
 {
-	int err;
-
-	if (!patched)
-		return;
-	err = write_file(FLOOR, "-2147483648");
-	if (err)
-		die("cannot unset the initial namespace's floor: %s",
-		    strerror(-err));
+	if (patched)
+		set_sysctl(FLOOR, "-2147483648");
 }
 
 static void denied_at_depth(void *arg)
@@ -943,11 +921,11 @@ int main(int argc, char **argv)
 			unset_host_floor();
 		}
 		if (want("kernel")) {
-			set_host_level("1");
+			set_sysctl(PARANOID, "1");
 			run_child(kernel_at_depth, (void *)1L, false);
 			run_child(kernel_at_depth, (void *)(long)MAX_DEPTH,
 				  false);
-			set_host_level("2");
+			set_sysctl(PARANOID, "2");
 		}
 		if (want("denied") || want("getpid")) {
 			run_child(denied_at_depth, (void *)1L, true);
