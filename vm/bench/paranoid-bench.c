@@ -337,10 +337,11 @@ static void at_depth(void *arg)
  * floor to what its floor file reads). The baseline has no floor: the same
  * chain without them.
  */
-static void set_floor(void)
+/* The floor where the task is: only the series has one. */
+static void set_floor(const char *value)
 {
 	if (patched)
-		set_sysctl(FLOOR, "2");
+		set_sysctl(FLOOR, value);
 }
 
 static void floors_at_depth(void *arg)
@@ -349,10 +350,10 @@ static void floors_at_depth(void *arg)
 	char name[64];
 	int i;
 
-	set_floor();
+	set_floor("2");
 	for (i = 0; i < depth; i++) {
 		enter_userns(1);
-		set_floor();
+		set_floor("2");
 	}
 	if (paranoid_level() != 2)
 		die("level %d at depth %d with floors", paranoid_level(), depth);
@@ -387,13 +388,6 @@ static void kernel_at_depth(void *arg)
 		die("level %d at depth %d, not 1", paranoid_level(), depth);
 	snprintf(name, sizeof(name), "open_close_kernel_d%d", depth);
 	measure(name, op_open_close_kernel, iters(N_OPEN));
-}
-
-/* Unset the initial namespace's floor again after floors_at_depth(). */
-static void unset_host_floor(void)
-{
-	if (patched)
-		set_sysctl(FLOOR, "-2147483648");
 }
 
 static void denied_at_depth(void *arg)
@@ -915,10 +909,10 @@ int main(int argc, char **argv)
 		}
 		if (want("floors")) {
 			run_child(floors_at_depth, (void *)1L, false);
-			unset_host_floor();
+			set_floor("-2147483648");	/* unset */
 			run_child(floors_at_depth, (void *)(long)MAX_DEPTH,
 				  false);
-			unset_host_floor();
+			set_floor("-2147483648");	/* unset */
 		}
 		if (want("kernel")) {
 			set_sysctl(PARANOID, "1");
