@@ -21,12 +21,19 @@
 #   as_user CMD...          run CMD as the unprivileged test user
 #                           (TEST_UID, default 1000) with no groups;
 #                           AS_USER is the same as a command prefix (array)
+# Consoles
+#   console_text FILE       a guest's console log without its timestamps and
+#                           carriage returns
 # Processes
 #   wait_started PID COMM [TIMEOUT]
 #                           wait until PID has exec'ed COMM (default 10 s);
 #                           false if it died or did not get there
 
 tap_n=0 tap_pass=0 tap_fail=0 tap_skip=0
+
+console_text() {
+	sed 's/\r$//; s/^\[ *[0-9]*\.[0-9]*\] //' "$1"
+}
 
 ok() {
 	tap_n=$((tap_n + 1)) tap_pass=$((tap_pass + 1))
