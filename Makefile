@@ -11,7 +11,7 @@ BUILD := $(TOP)/build
 
 .PHONY: all deps kernel baseline-kernel debug-kernel export-patches \
 	series-check selftests tools install demo check check-debug bench \
-	check-matrix check-kcsan admin-guide bench-lookups bench-registration \
+	check-matrix check-kcsan admin-guide bench-lookups \
 	clean help
 
 all: kernel selftests tools
@@ -75,13 +75,10 @@ check-kcsan: deps
 bench: deps
 	@vm/bench/bench
 
-# What looking the level up once in perf_event_open() saves, and what the
-# per-namespace registration of the files costs (docs/benchmarks.md)
+# What looking the level up once in perf_event_open() saves
+# (docs/benchmarks.md)
 bench-lookups: deps
 	@vm/bench/variant twolookups kernel
-
-bench-registration: deps
-	@vm/bench/variant noreg create
 
 clean:
 	rm -rf $(BUILD)/selftests $(BUILD)/bin $(BUILD)/vm

@@ -23,14 +23,16 @@
  * --held-reps N		times they are held and released (2)
  * --trace FILE			also hold 64 namespaces under the kmem
  *				trace events, copy the trace to FILE
- * --only GROUP			one group of scenarios: open, floors,
+ * --only GROUP[,GROUP...]	groups of scenarios: open, floors,
  *				kernel, sysctl, denied, getpid, create,
- *				bytes
+ *				bytes, lookup
  *
  * The level is set the way each kernel allows: with the series, by the
- * namespace's root in /proc/sys/kernel/perf_event_paranoid inside the
- * namespace; without it, globally by the initial namespace around the
- * child that measures (and set back to 2 afterwards).
+ * namespace's root in /proc/sys/user/perf_event_paranoid inside the
+ * namespace (or, on a kernel of the series' earlier shape without that
+ * file, in the namespace's own /proc/sys/kernel/perf_event_paranoid);
+ * without it, globally by the initial namespace around the child that
+ * measures (and set back to 2 afterwards).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -61,6 +63,7 @@
 
 #define PARANOID	"/proc/sys/kernel/perf_event_paranoid"
 #define FLOOR		"/proc/sys/kernel/perf_event_paranoid_userns"
+#define USER_LEVEL	"/proc/sys/user/perf_event_paranoid"
 #define TRACEFS		"/sys/kernel/tracing"
 #define MAX_DEPTH	32
 
@@ -107,6 +110,23 @@ static void __attribute__((__noreturn__)) die(const char *fmt, ...)
 	    write(STDERR_FILENO, "\n", 1) < 0)
 		_exit(2);
 	exit(1);
+}
+
+/* @group is one of the comma-separated groups of --only, or no --only */
+static bool want(const char *group)
+{
+	size_t len = strlen(group);
+	const char *p = only;
+
+	if (!only)
+		return true;
+	while ((p = strstr(p, group))) {
+		if ((p == only || p[-1] == ',') &&
+		    (p[len] == ',' || p[len] == '\0'))
+			return true;
+		p += len;
+	}
+	return false;
 }
 
 static long iters(long n)
@@ -163,7 +183,8 @@ static void enter_userns(int depth)
 static void lock_level3(void)
 {
 	if (patched)
-		set_sysctl(PARANOID, "3");
+		set_sysctl(access(USER_LEVEL, F_OK) ? PARANOID : USER_LEVEL,
+			   "3");
 	if (paranoid_level() != 3)
 		die("level is %d, not 3", paranoid_level());
 }
@@ -309,6 +330,66 @@ static void op_userns_create(void)
 #define N_WALL_FORK	100
 #define N_WALL_SYSCTL	5000
 
+/*
+ * host_lookup_<n>: the host's open + read + close of
+ * /proc/sys/kernel/perf_event_paranoid with <n> live user namespaces, each
+ * of which read its level through the host's procfs once: the kernel. file
+ * and, where the kernel has it, user.perf_event_paranoid. Where a name is
+ * registered in each namespace's ctl_table_set, every namespace that
+ * looked it up leaves a dentry of that name under the same parent, and
+ * each later lookup of the name compares them all.
+ */
+#define N_LOOKUP_NS	2000
+
+/* A child in a new user namespace reads its level; @fds[i] holds the ns. */
+static void hold_reader(int *fd)
+{
+	char path[64], buf[16];
+	int sv[2], status;
+	pid_t pid;
+
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv))
+		die("socketpair: %m");
+	pid = fork();
+	if (pid < 0)
+		die("fork: %m");
+	if (pid == 0) {
+		close(sv[0]);
+		if (unshare(CLONE_NEWUSER) ||
+		    read_file(PARANOID, buf, sizeof(buf)) <= 0)
+			_exit(1);
+		read_file(USER_LEVEL, buf, sizeof(buf));
+		/* Ready; exit once the parent holds the namespace. */
+		if (write(sv[1], "r", 1) != 1 || read(sv[1], buf, 1) != 0)
+			_exit(1);
+		_exit(0);
+	}
+	close(sv[1]);
+	if (read(sv[0], buf, 1) != 1)
+		die("a reader in a new user namespace failed");
+	snprintf(path, sizeof(path), "/proc/%d/ns/user", pid);
+	*fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (*fd < 0)
+		die("open %s: %m", path);
+	close(sv[0]);
+	if (waitpid(pid, &status, 0) != pid || status)
+		die("a reader in a new user namespace failed");
+}
+
+static void host_lookup(void *arg)
+{
+	static int fds[N_LOOKUP_NS];
+	int i;
+
+	(void)arg;
+	measure("host_lookup_0", op_sysctl_read, iters(N_SYSCTL));
+	for (i = 0; i < N_LOOKUP_NS; i++)
+		hold_reader(&fds[i]);
+	measure("host_lookup_2000", op_sysctl_read, iters(N_SYSCTL));
+	for (i = 0; i < N_LOOKUP_NS; i++)
+		close(fds[i]);
+}
+
 static void at_depth(void *arg)
 {
 	int depth = (long)arg;
@@ -317,27 +398,25 @@ static void at_depth(void *arg)
 	enter_userns(depth);
 	if (paranoid_level() > 2)
 		die("level %d at depth %d", paranoid_level(), depth);
-	if (!only || !strcmp(only, "open")) {
+	if (want("open")) {
 		snprintf(name, sizeof(name), "open_close_d%d", depth);
 		measure(name, op_open_close, iters(N_OPEN));
 	}
-	if (!only || !strcmp(only, "sysctl")) {
+	if (want("sysctl")) {
 		snprintf(name, sizeof(name), "sysctl_read_d%d", depth);
 		measure(name, op_sysctl_read, iters(N_SYSCTL));
 	}
-	if (depth == 1 && (!only || !strcmp(only, "getpid")))
+	if (depth == 1 && (want("getpid")))
 		measure("getpid_d1", op_getpid, iters(N_GETPID));
 }
 
 /*
- * open_close_d<depth>_floors: the same open and close with a floor set in
- * every namespace of the chain, the initial one included, so that the walk
- * finds a floor at each step. A floor in force must not lock the task out:
- * each is set to 2, the level in force (a namespace can only raise its
- * floor to what its floor file reads). The baseline has no floor: the same
- * chain without them.
+ * open_close_d<depth>_floors: the same open and close with the host's floor
+ * set, which the walk reads where it ends. A floor in force must not lock
+ * the task out: it is set to 2, the level in force. The baseline has no
+ * floor: the same chain without it.
  */
-/* The floor where the task is: only the series has one. */
+/* The host's floor: only the series has one. */
 static void set_floor(const char *value)
 {
 	if (patched)
@@ -348,13 +427,9 @@ static void floors_at_depth(void *arg)
 {
 	int depth = (long)arg;
 	char name[64];
-	int i;
 
 	set_floor("2");
-	for (i = 0; i < depth; i++) {
-		enter_userns(1);
-		set_floor("2");
-	}
+	enter_userns(depth);
 	if (paranoid_level() != 2)
 		die("level %d at depth %d with floors", paranoid_level(), depth);
 	snprintf(name, sizeof(name), "open_close_d%d_floors", depth);
@@ -400,7 +475,7 @@ static void denied_at_depth(void *arg)
 	denied_errno = EACCES;
 	snprintf(name, sizeof(name), "open_denied_d%d_level3", depth);
 	measure(name, op_open_denied, iters(N_DENIED));
-	if (depth == 1 && (!only || !strcmp(only, "getpid")))
+	if (depth == 1 && (want("getpid")))
 		measure("getpid_d1_level3", op_getpid, iters(N_GETPID));
 }
 
@@ -519,10 +594,10 @@ static void seccomp_at_depth1(void *arg)
 	if (paranoid_level() > 2)
 		die("level %d under seccomp", paranoid_level());
 	denied_errno = EPERM;
-	if (!only || !strcmp(only, "denied"))
+	if (want("denied"))
 		measure("open_denied_d1_seccomp", op_open_denied,
 			iters(N_SECCOMP));
-	if (!only || !strcmp(only, "getpid"))
+	if (want("getpid"))
 		measure("getpid_d1_seccomp", op_getpid, iters(N_GETPID));
 }
 
@@ -840,11 +915,6 @@ static void usage(void)
 	exit(2);
 }
 
-static bool want(const char *group)
-{
-	return !only || !strcmp(only, group);
-}
-
 int main(int argc, char **argv)
 {
 	const char *kind = NULL, *mode;
@@ -888,6 +958,8 @@ int main(int argc, char **argv)
 	if (getrlimit(RLIMIT_NOFILE, &rl) == 0) {
 		if (rl.rlim_max < (rlim_t)held_count + 64)
 			rl.rlim_max = held_count + 64;
+		if (rl.rlim_max < N_LOOKUP_NS + 64)
+			rl.rlim_max = N_LOOKUP_NS + 64;
 		rl.rlim_cur = rl.rlim_max;
 		if (setrlimit(RLIMIT_NOFILE, &rl))
 			die("setrlimit: %m");
@@ -930,6 +1002,8 @@ int main(int argc, char **argv)
 		}
 		if (want("create"))
 			run_child(create_loop, NULL, false);
+		if (want("lookup"))
+			run_child(host_lookup, NULL, false);
 		if (want("bytes"))
 			bytes_per_userns();
 		if (trace_file)
