@@ -7,6 +7,7 @@
 #include <inttypes.h>
 #include <limits.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <linux/capability.h>
 #include <linux/perf_event.h>
@@ -45,6 +46,8 @@ const char *ret_str(long ret)
 	char *buf = bufs[next++ % 4];
 	const char *name;
 
+	if (ret == LEVELS_DIFFER)
+		return "LEVELS_DIFFER";
 	if (ret <= -EREAD && ret > -EREAD - 1000) {
 		name = strerrorname_np(-ret - EREAD);
 		snprintf(buf, 64, "READ_ERR(%s)", name ? name : "?");
@@ -287,9 +290,36 @@ int open_path_as(struct agent *a, struct who w, const char *path, int flags,
 	return ret;
 }
 
+const char *level_path(struct agent *a)
+{
+	return a && a->depth > 0 ? USER_PATH : PARANOID_PATH;
+}
+
+static int fn_read_level(const void *arg, int in_fd, struct out *out)
+{
+	const bool *both = arg;
+	int level, user;
+
+	(void)in_fd;
+	level = path_read_level(PARANOID_PATH);
+	if (!*both)
+		return level;
+	user = path_read_level(USER_PATH);
+	if (level == user)
+		return level;
+	snprintf(out->msg, sizeof(out->msg),
+		 "kernel.perf_event_paranoid reads %s, "
+		 "user.perf_event_paranoid %s", ret_str(level),
+		 ret_str(user));
+	return LEVELS_DIFFER;
+}
+
 int read_level_as(struct agent *a, struct who w)
 {
-	return read_path_as(a, w, PARANOID_PATH);
+	bool both = a && a->depth > 0;
+	struct out out;
+
+	return call_as(a, w, fn_read_level, &both, sizeof(both), -1, &out);
 }
 
 int read_level(struct agent *a)
@@ -299,7 +329,7 @@ int read_level(struct agent *a)
 
 int write_level_as(struct agent *a, struct who w, const char *s)
 {
-	return write_path_as(a, w, PARANOID_PATH, s);
+	return write_path_as(a, w, level_path(a), s);
 }
 
 int write_level(struct agent *a, const char *s)
@@ -309,7 +339,43 @@ int write_level(struct agent *a, const char *s)
 
 int open_level_as(struct agent *a, struct who w, int flags, int *fd)
 {
-	return open_path_as(a, w, PARANOID_PATH, flags, fd);
+	return open_path_as(a, w, level_path(a), flags, fd);
+}
+
+struct setns_arg {
+	char path[128];
+	char s[2][32];
+};
+
+static int fn_setns_write(const void *arg, int in_fd, struct out *out)
+{
+	const struct setns_arg *p = arg;
+	int i;
+
+	if (setns(in_fd, CLONE_NEWUSER)) {
+		snprintf(out->msg, sizeof(out->msg), "setns: %m");
+		return -ENOTRECOVERABLE;
+	}
+	for (i = 0; i < 2; i++)
+		out->val[i] = path_write_level(p->path, p->s[i]);
+	out->val[2] = path_read_level(PARANOID_PATH);
+	out->val[3] = path_read_level(USER_PATH);
+	return 0;
+}
+
+int setns_write_as(struct agent *a, struct who w, int nsfd, const char *path,
+		   const char *first, const char *second, struct out *out)
+{
+	struct setns_arg p;
+
+	assert_true(strlen(path) < sizeof(p.path));
+	assert_true(strlen(first) < sizeof(p.s[0]));
+	assert_true(strlen(second) < sizeof(p.s[1]));
+	memset(&p, 0, sizeof(p));
+	snprintf(p.path, sizeof(p.path), "%s", path);
+	snprintf(p.s[0], sizeof(p.s[0]), "%s", first);
+	snprintf(p.s[1], sizeof(p.s[1]), "%s", second);
+	return call_as(a, w, fn_setns_write, &p, sizeof(p), nsfd, out);
 }
 
 static long perf_event_open(struct perf_event_attr *attr, pid_t pid,
@@ -555,8 +621,12 @@ int group_setup(void **state)
 int selftests_run(const char *name, const struct CMUnitTest *tests,
 		  size_t n)
 {
+	const char *only = getenv("SELFTESTS_ONLY");
+
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	cmocka_set_message_output(CM_OUTPUT_TAP);
+	if (only && *only)
+		cmocka_set_test_filter(only);
 	/* Agents orphaned by their parent agent come back to us. */
 	prctl(PR_SET_CHILD_SUBREAPER, 1);
 	return _cmocka_run_group_tests(name, tests, n, group_setup, NULL);

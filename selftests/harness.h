@@ -24,7 +24,17 @@
 
 #include "userns_agent.h"
 
+/*
+ * kernel.perf_event_paranoid: the host's level, written in the initial
+ * namespace only; read elsewhere, the level in force in the reader's
+ * namespace. user.perf_event_paranoid: in every user namespace, the level in
+ * force in the namespace it was opened in; it sets the level of a namespace
+ * other than the initial one, and is read-only in the initial one.
+ * kernel.perf_event_paranoid_userns: the host's floor.
+ */
 #define PARANOID_PATH	"/proc/sys/kernel/perf_event_paranoid"
+#define USER_PATH	"/proc/sys/user/perf_event_paranoid"
+#define FLOOR_PATH	"/proc/sys/kernel/perf_event_paranoid_userns"
 #define KPTR_PATH	"/proc/sys/kernel/kptr_restrict"
 #define HOST_LEVEL	2	/* the boot default, restored after each test */
 
@@ -38,6 +48,8 @@
 #define EREAD		2000
 #define OPEN_ERR(e)	(-(EOPEN + (e)))
 #define READ_ERR(e)	(-(EREAD + (e)))
+/* read_level_as(): the two level files of a namespace read differently. */
+#define LEVELS_DIFFER	(-3000)
 
 /* TAP diagnostics ("# ..."). */
 void diag(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -49,7 +61,7 @@ const char *ret_str(long ret);
 void _assert_ret(long actual, long expected, const char *expr,
 		 const char *file, int line);
 
-/* --- a level file: kernel.perf_event_paranoid or one like it ---------- */
+/* --- a level file: one of the files above --------------------------- */
 
 /* Read a level through a descriptor: the level, or READ_ERR(e). */
 int fd_read_level(int fd);
@@ -101,12 +113,35 @@ int write_path_as(struct agent *a, struct who w, const char *path,
 int open_path_as(struct agent *a, struct who w, const char *path, int flags,
 		 int *fd);
 
-/* The same for PARANOID_PATH. */
+/*
+ * The file that sets the level of @a's namespace: PARANOID_PATH on the host
+ * (@a NULL or an agent in the initial namespace), USER_PATH in any other.
+ */
+const char *level_path(struct agent *a);
+
+/*
+ * The level in force in @a's namespace as @w reads it by fresh opens. In a
+ * namespace other than the initial one both PARANOID_PATH and USER_PATH are
+ * read and must agree (else LEVELS_DIFFER, with both values shown); on the
+ * host only PARANOID_PATH, so that the host's tests also run on a kernel
+ * without the series.
+ */
 int read_level_as(struct agent *a, struct who w);
 int read_level(struct agent *a);
+/* Write @s to level_path(@a) in @a as @w. */
 int write_level_as(struct agent *a, struct who w, const char *s);
 int write_level(struct agent *a, const char *s);
+/* Open level_path(@a) in @a as @w. */
 int open_level_as(struct agent *a, struct who w, int flags, int *fd);
+
+/*
+ * In @a as @w: setns() into the user namespace @nsfd, then write @first and
+ * @second to @path by fresh opens; val[0] and val[1] get what the writes
+ * returned, val[2] what PARANOID_PATH reads afterwards and val[3] what
+ * USER_PATH reads. Returns 0, or -ENOTRECOVERABLE if setns() failed.
+ */
+int setns_write_as(struct agent *a, struct who w, int nsfd, const char *path,
+		   const char *first, const char *second, struct out *out);
 
 enum perf_kind { PERF_TASK, PERF_CPU, PERF_TRACEPOINT };
 
@@ -163,7 +198,12 @@ int fixture_setup(void **state);
 int fixture_teardown(void **state);
 /* Group setup: checks that we are host root and the host is at 2. */
 int group_setup(void **state);
-/* Runs the tests with TAP output. */
+/*
+ * Runs the tests with TAP output; with SELFTESTS_ONLY set, only those whose
+ * name matches it (a cmocka pattern: * and ?). Tests named host_* are about
+ * the host's own level and what it does, and hold on a kernel without the
+ * series too: selftests/host-compat runs them on both kernels.
+ */
 int selftests_run(const char *name, const struct CMUnitTest *tests,
 		  size_t n);
 

@@ -6,11 +6,14 @@
  *   paranoid_churn N
  *
  * Each of N iterations forks a process that unshares a user namespace
- * (mapping its uid as unshare -r does), reads and raises its level, nests a
- * second one and raises that, and exits. Every tenth one first sends a
- * descriptor of its file to this process, which closes it only after the
- * namespace is gone. Prints "paranoid_churn: N namespaces, M errors" and
- * exits non-zero on any error.
+ * (mapping its uid as unshare -r does), raises its level through
+ * user.perf_event_paranoid and reads it back, is refused a write of
+ * kernel.perf_event_paranoid (EPERM: it is uid 0 on the host, past the
+ * owner check), nests a second namespace and raises that, and exits. Every
+ * tenth one first sends a descriptor of its user.perf_event_paranoid to
+ * this process, which closes it only after the namespace is gone. Prints
+ * "paranoid_churn: N namespaces, M errors" and exits non-zero on any
+ * error.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -23,22 +26,26 @@
 #include "userns_agent.h"
 
 #define PARANOID_PATH	"/proc/sys/kernel/perf_event_paranoid"
+#define USER_PATH	"/proc/sys/user/perf_event_paranoid"
 
 static void __attribute__((noreturn)) child(int sock, int pass)
 {
 	char buf[16];
 	int fd;
 
-	if (unshare_mapped() || write_file(PARANOID_PATH, "3"))
+	if (unshare_mapped() || write_file(USER_PATH, "3"))
 		_exit(1);
-	fd = open(PARANOID_PATH, O_RDWR | O_CLOEXEC);
+	fd = open(USER_PATH, O_RDWR | O_CLOEXEC);
 	if (fd < 0 || read(fd, buf, sizeof(buf)) <= 0 || buf[0] != '3')
 		_exit(2);
 	if (pass && send_fd(sock, fd))
 		_exit(3);
 	close(fd);
-	if (unshare_mapped() || write_file(PARANOID_PATH, "4") ||
-	    write_file(PARANOID_PATH, "2") != -EPERM)
+	if (write_file(PARANOID_PATH, "4") != -EPERM ||
+	    read_file(PARANOID_PATH, buf, sizeof(buf)) <= 0 || buf[0] != '3')
+		_exit(5);
+	if (unshare_mapped() || write_file(USER_PATH, "4") ||
+	    write_file(USER_PATH, "2") != -EPERM)
 		_exit(4);
 	_exit(0);
 }

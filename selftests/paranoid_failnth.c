@@ -10,11 +10,16 @@
  * the end kmemleak must find no object left behind. The calls:
  *
  *   unshare(CLONE_NEWUSER) from the initial namespace, and from a namespace
- *   raised to level 3 (the new namespace must then start at 3);
- *   write(2) of kernel.perf_event_paranoid in a namespace (raise 2 -> 3) and
- *   in the initial namespace (2 -> 1), and of every other
- *   /proc/sys/kernel/perf_event_paranoid* file in the initial namespace
- *   (its own value written back).
+ *   raised to level 3 (the new namespace must then start at 3): the
+ *   namespace and its user.* sysctl table, user.perf_event_paranoid among
+ *   them;
+ *   write(2) of user.perf_event_paranoid in a namespace (raise 2 -> 3), of
+ *   kernel.perf_event_paranoid in the initial namespace (2 -> 1) and of
+ *   every other /proc/sys/kernel/perf_event_paranoid* file there (its own
+ *   value written back);
+ *   write(2) of kernel.perf_event_paranoid and of every other
+ *   /proc/sys/kernel/perf_event_paranoid* file in a namespace, which must be
+ *   refused with EPERM when no allocation failed.
  *
  * unshare(CLONE_NEWUSER) documents ENOMEM for a failed allocation. Two
  * other errors come from a failed allocation in code the series does not
@@ -22,7 +27,7 @@
  * namespace's owner cannot be allocated (inc_ucount() does not tell that
  * from the namespace limit), EAGAIN when set_cred_ucounts() cannot
  * allocate the new credentials' ucounts (kernel/cred.c). The writes must
- * fail with ENOMEM.
+ * fail with ENOMEM (or EPERM, the refused ones).
  *
  * Runs as root in a guest booted on build/bzImage-debug (it changes the
  * fault injection knobs in debugfs and the host's level):
@@ -46,6 +51,7 @@
 #include <unistd.h>
 
 #define PARANOID	"/proc/sys/kernel/perf_event_paranoid"
+#define USER_PARANOID	"/proc/sys/user/perf_event_paranoid"
 #define FAIL_NTH	"/proc/thread-self/fail-nth"
 #define DEBUGFS		"/sys/kernel/debug"
 #define KMEMLEAK	DEBUGFS "/kmemleak"
@@ -97,6 +103,8 @@ static int write_str(const char *path, const char *s)
 
 /* An integer file: its value, or NO_VALUE if it cannot be read. */
 #define NO_VALUE	(-100000)
+/* The two level files of a namespace read differently. */
+#define LEVELS_DIFFER	(-100001)
 
 static int read_int(const char *path)
 {
@@ -247,13 +255,15 @@ static int run_nth(op_fn fn, const void *arg, int n, struct outcome *o)
 /*
  * Make the n-th allocation of @fn's call fail, n = 1, 2, ... until the call
  * makes fewer than n allocations. @ok_errs: the errors a failure may return
- * (0-terminated); @check(arg, o): the value read back is right for the
- * outcome. Returns 1 if every n passed.
+ * (0-terminated); @clean: what the call returns when nothing failed (0 or
+ * -errno); @check(arg, o): the value read back is right for the outcome.
+ * Returns 1 if every n passed.
  */
 typedef int (*check_fn)(const void *arg, const struct outcome *o);
 
 static int sweep(const char *what, op_fn fn, const void *arg,
-		 const int *ok_errs, check_fn check, void (*reset)(void))
+		 const int *ok_errs, int clean, check_fn check,
+		 void (*reset)(void))
 {
 	int n, i, errs[8] = { 0 }, nerrs[8] = { 0 }, tolerated = 0, good = 1;
 	struct outcome o;
@@ -289,9 +299,10 @@ static int sweep(const char *what, op_fn fn, const void *arg,
 			reset();
 		if (o.left > 0) {
 			/* Fewer than n allocations: nothing was failed. */
-			if (o.ret) {
-				diag("%s: fails with %s and no injected failure",
-				     what, strerror(-o.ret));
+			if (o.ret != clean) {
+				diag("%s: returns %s with no injected failure, not %s",
+				     what, o.ret ? strerror(-o.ret) : "0",
+				     clean ? strerror(-clean) : "0");
 				good = 0;
 			}
 			break;
@@ -301,8 +312,8 @@ static int sweep(const char *what, op_fn fn, const void *arg,
 			good = 0;
 			break;
 		}
-		if (!o.ret) {
-			/* An allocation failed and the call still succeeded. */
+		if (o.ret == clean) {
+			/* An allocation failed and made no difference. */
 			tolerated++;
 			continue;
 		}
@@ -366,7 +377,7 @@ static void op_unshare(const void *varg, int fd, int n, struct outcome *o)
 		if (!o->setup)
 			o->setup = write_str("/proc/self/gid_map", "0 0 1");
 		if (!o->setup)
-			o->setup = write_str(PARANOID, buf);
+			o->setup = write_str(USER_PARANOID, buf);
 		if (o->setup)
 			return;
 	}
@@ -376,8 +387,14 @@ static void op_unshare(const void *varg, int fd, int n, struct outcome *o)
 	}
 	o->ret = unshare(CLONE_NEWUSER) ? -errno : 0;
 	o->left = disarm(fd);
-	/* The level this task sees now: the new namespace's if it exists. */
+	/*
+	 * The level this task sees now, the new namespace's if it exists:
+	 * kernel.perf_event_paranoid shows the reader's, and the new
+	 * namespace's user.perf_event_paranoid must show the same.
+	 */
 	o->value = read_int(PARANOID);
+	if (read_int(USER_PARANOID) != o->value)
+		o->value = LEVELS_DIFFER;
 }
 
 static int check_unshare(const void *varg, const struct outcome *o)
@@ -393,6 +410,7 @@ struct write_arg {
 	const char *path;
 	int in_userns;	/* write from a new user namespace */
 	int before, after;	/* value before; value written */
+	int refused;	/* refused with EPERM when nothing failed */
 };
 
 static void op_write(const void *varg, int fd, int n, struct outcome *o)
@@ -429,8 +447,8 @@ static int check_write(const void *varg, const struct outcome *o)
 {
 	const struct write_arg *arg = varg;
 
-	/* Written whole, or not at all. */
-	return o->value == (o->ret ? arg->before : arg->after);
+	/* Written whole, or not at all; a refused write never. */
+	return o->value == (o->ret || arg->refused ? arg->before : arg->after);
 }
 
 static void reset_host(void)
@@ -534,16 +552,21 @@ static int kmemleak_objects(int *ours)
 int main(void)
 {
 	static const int enomem[] = { ENOMEM, 0 };
+	static const int refused[] = { ENOMEM, EPERM, 0 };
 	static const int unshare_errs[] = { ENOMEM, ENOSPC, EAGAIN, 0 };
 	struct unshare_arg top = { .depth = 1 };
 	struct unshare_arg nested = { .depth = 2, .parent_level = 3 };
 	struct write_arg ns_write = {
-		.path = PARANOID, .in_userns = 1, .before = HOST_LEVEL,
+		.path = USER_PARANOID, .in_userns = 1, .before = HOST_LEVEL,
 		.after = 3,
 	};
 	struct write_arg host_write = {
 		.path = PARANOID, .in_userns = 0, .before = HOST_LEVEL,
 		.after = 1,
+	};
+	struct write_arg ns_kernel_write = {
+		.path = PARANOID, .in_userns = 1, .before = HOST_LEVEL,
+		.after = 3, .refused = 1,
 	};
 	int leaks, ours, fi, km;
 	glob_t g = { 0 };
@@ -555,7 +578,7 @@ int main(void)
 		return 1;
 	}
 	glob(PARANOID "?*", 0, NULL, &g);
-	printf("1..%zu\n", 7 + g.gl_pathc);
+	printf("1..%zu\n", 8 + 2 * g.gl_pathc);
 	kmsg_open();
 
 	fi = setup_fault_injection();
@@ -568,27 +591,40 @@ int main(void)
 		write_str(PARANOID, "2");
 
 	result(sweep("unshare(CLONE_NEWUSER) from the initial namespace",
-		     op_unshare, &top, unshare_errs, check_unshare, NULL),
+		     op_unshare, &top, unshare_errs, 0, check_unshare, NULL),
 	       "unshare(CLONE_NEWUSER): each allocation failed gives ENOMEM (ENOSPC, EAGAIN), nothing changed");
 	result(sweep("unshare(CLONE_NEWUSER) from a namespace at level 3",
-		     op_unshare, &nested, unshare_errs, check_unshare, NULL),
+		     op_unshare, &nested, unshare_errs, 0, check_unshare,
+		     NULL),
 	       "nested unshare(CLONE_NEWUSER): each allocation failed gives ENOMEM (ENOSPC, EAGAIN), the new namespace starts at 3");
-	result(sweep("write 3 in a user namespace", op_write, &ns_write,
-		     enomem, check_write, NULL),
+	result(sweep("write 3 to user.perf_event_paranoid in a user namespace",
+		     op_write, &ns_write, enomem, 0, check_write, NULL),
 	       "write of the level in a namespace: ENOMEM and level unchanged, or written");
 	result(sweep("write 1 in the initial namespace", op_write,
-		     &host_write, enomem, check_write, reset_host),
+		     &host_write, enomem, 0, check_write, reset_host),
 	       "write of the host level: ENOMEM and level unchanged, or written");
+	result(sweep("write 3 to kernel.perf_event_paranoid in a user namespace",
+		     op_write, &ns_kernel_write, refused, -EPERM, check_write,
+		     NULL),
+	       "write of kernel.perf_event_paranoid in a namespace: ENOMEM or EPERM, nothing changed");
 	for (i = 0; i < g.gl_pathc; i++) {
 		struct write_arg other = { .path = g.gl_pathv[i] };
 		const char *name = strrchr(g.gl_pathv[i], '/') + 1;
 
 		other.before = other.after = read_int(g.gl_pathv[i]);
 		result(other.before != NO_VALUE &&
-		       sweep(name, op_write, &other, enomem, check_write,
+		       sweep(name, op_write, &other, enomem, 0, check_write,
 			     NULL),
 		       "write of kernel.%s (its value, %d): ENOMEM or written",
 		       name, other.before);
+		other.in_userns = 1;
+		other.refused = 1;
+		other.after = other.before + 1;
+		result(other.before != NO_VALUE &&
+		       sweep(name, op_write, &other, refused, -EPERM,
+			     check_write, NULL),
+		       "write of kernel.%s in a namespace: ENOMEM or EPERM, nothing changed",
+		       name);
 	}
 	globfree(&g);
 

@@ -1,25 +1,30 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * paranoid_floor - kernel.perf_event_paranoid_userns, the userns floor
- * (issue 10): one value per user namespace that every user namespace below
- * it is held to, so that one line in sysctl.d locks every container and
- * sandbox while the host keeps its level.
+ * paranoid_floor - kernel.perf_event_paranoid_userns, the host's floor for
+ * user namespaces: one value of the initial namespace that every other user
+ * namespace is held to, so that one line in sysctl.d locks every container
+ * and sandbox while the host keeps its level.
  *
  * What is tested, through the real files /proc/sys/kernel/
- * perf_event_paranoid{,_userns} (the floor F, the level in force E):
- *   - E(N) = max(own levels of N and its ancestors, F of its strict
- *     ancestors): a floor never applies to its own namespace;
- *   - raising a floor reaches existing descendants at once; a new
- *     namespace's own level is its E at creation, so lowering a floor never
- *     unlocks one created under it, and one created before follows it down;
- *   - the floor file reads max(E(N), F of N and of each ancestor): the level
- *     a namespace created in N starts at (2 on a host at 2 with no floor, 3
- *     with the floor at 3, 4 with the host at 4);
- *   - writes: CAP_SYS_ADMIN over the namespace (uid 0 without it refused),
- *     any int in the initial namespace (INT_MIN: no floor, the boot value),
- *     only raising elsewhere (EPERM below what it reads, nothing changed),
- *     EINVAL on junk (nothing changed), descriptors bound to the namespace
- *     they were opened in, also when passed to the host and back;
+ * perf_event_paranoid{,_userns} and /proc/sys/user/perf_event_paranoid (the
+ * floor F, the level in force E):
+ *   - E(N) = max(own levels of N and its ancestors, F) for every N but the
+ *     initial namespace: the floor never applies to the host itself;
+ *   - raising the floor reaches existing namespaces at once; a new
+ *     namespace's own level is its E at creation, so lowering the floor
+ *     never unlocks one created under it, and one created before follows it
+ *     down;
+ *   - the floor file reads max(E(N), F) in N: the level a namespace created
+ *     in N starts at (2 on a host at 2 with no floor, 3 with the floor at 3,
+ *     4 with the host at 4);
+ *   - only the host has a floor: written from the initial namespace by uid 0
+ *     with CAP_SYS_ADMIN (uid 0 without it: EPERM; CAP_SYS_ADMIN without
+ *     uid 0: EACCES at open), any int (INT_MIN: no floor, the boot value),
+ *     EINVAL on junk (nothing changed); from any other namespace refused
+ *     (EPERM where its root is the host's uid 0, EACCES at open elsewhere),
+ *     nothing changed, also through a descriptor the host opened; a runtime
+ *     in a namespace locks the namespaces it makes by writing their
+ *     user.perf_event_paranoid;
  *   - perf_event_open() refused under the floor while a host developer
  *     (uid 1000) profiles, in rootless containers, nested namespaces and in
  *     sandboxes made by unshare -U and bubblewrap, which know nothing of
@@ -42,9 +47,8 @@
 
 #include "harness.h"
 
-#define FLOOR_PATH	"/proc/sys/kernel/perf_event_paranoid_userns"
 #define FLOOR_KEY	"kernel.perf_event_paranoid_userns"
-#define NO_FLOOR	INT_MIN		/* what the initial namespace boots with */
+#define NO_FLOOR	INT_MIN		/* the boot value: no floor */
 
 /* A host developer: uid 1000, no capabilities. */
 #define DEVELOPER	((struct who){ .uid = 1000, .caps = 0 })
@@ -78,14 +82,6 @@ static int write_floor(struct agent *a, const char *s)
 
 #define assert_floor(a, v)	assert_ret(read_floor(a), (v))
 
-/* Write @v to the floor of @a (NULL: the host) as its root, asserting. */
-#define set_floor(a, v)							\
-	do {								\
-		char __s[16];						\
-		snprintf(__s, sizeof(__s), "%d", (v));			\
-		assert_ret(write_floor((a), __s), 0);			\
-	} while (0)
-
 static void set_host_floor(int v)
 {
 	char s[16];
@@ -100,7 +96,7 @@ static int floor_present(void)
 	if (access(FLOOR_PATH, F_OK) == 0)
 		return 0;
 	diag("%s: %m: this kernel has no userns floor "
-	     "(kernel.perf_event_paranoid_userns, issue 10)", FLOOR_PATH);
+	     "(kernel.perf_event_paranoid_userns)", FLOOR_PATH);
 	return -1;
 }
 
@@ -220,6 +216,7 @@ static void floor_never_applies_to_its_own_namespace(void **state)
 	set_host_floor(3);
 	assert_ret(host_level(), 2);
 	assert_ret(read_level_as(NULL, DEVELOPER), 2);
+	assert_ret(read_path_as(NULL, DEVELOPER, USER_PATH), 2);
 	assert_ret(perf_open_as(NULL, DEVELOPER, &user_only), 0);
 	set_host_floor(INT_MAX);
 	assert_ret(host_level(), 2);
@@ -227,7 +224,7 @@ static void floor_never_applies_to_its_own_namespace(void **state)
 }
 
 /*
- * Contract 2: the picture of the issue. The host at 2, its floor at 3: a
+ * Contract 2: the floor's purpose. The host at 2, its floor at 3: a
  * new rootless container and a namespace nested in it are at 3 and refused
  * perf, the host developer profiles.
  */
@@ -255,7 +252,8 @@ static void floor_locks_new_containers_host_developer_profiles(void **state)
 /*
  * The rootless container of a developer: uid 1000 unshares a namespace
  * mapping only itself to root (unshare -r). Locked by the host's floor,
- * and its root can lower neither the level nor the floor.
+ * and its root can lower neither the level (EPERM) nor the floor, which
+ * it cannot even open for writing (it is uid 1000 on the host).
  */
 static void developer_rootless_container_locked_by_host_floor(void **state)
 {
@@ -270,9 +268,11 @@ static void developer_rootless_container_locked_by_host_floor(void **state)
 	assert_ret(perf_open_as(c, AS_ROOT, &user_only), -EACCES);
 	assert_ret(perf_open_as(n, AS_ROOT, &user_only), -EACCES);
 	assert_ret(write_level(c, "2"), -EPERM);
-	assert_ret(write_floor(c, "2"), -EPERM);
+	assert_ret(write_floor(c, "2"), OPEN_ERR(EACCES));
+	assert_ret(write_floor(n, "2"), OPEN_ERR(EACCES));
 	assert_level(c, 3);
 	assert_floor(c, 3);
+	assert_floor(NULL, 3);
 	assert_ret(perf_open_as(NULL, DEVELOPER, &user_only), 0);
 }
 
@@ -346,40 +346,108 @@ static void lowering_floor_unlocks_only_namespaces_made_before_it(
 	assert_floor(NULL, -1);
 }
 
-/*
- * Contract 2 and 4, nested: a container's own floor applies to the
- * namespaces below it, not to itself, and its floor file reads the largest
- * of its level and the floors of itself and its ancestors.
- */
-static void container_floor_applies_below_it_not_to_it(void **state)
+static int fn_read_fd(const void *arg, int in_fd, struct out *out)
 {
-	struct fixture *f = *state;
-	struct agent *c, *n, *m;
+	(void)arg;
+	(void)out;
+	return fd_read_level(in_fd);
+}
 
-	c = fixture_add(f, container_new());
-	n = fixture_add(f, nested_new(c));
-	assert_floor(c, 2);
-	set_floor(c, 4);
-	assert_floor(c, 4);
-	assert_level(c, 2);
-	assert_ret(perf_open_as(c, AS_ROOT, &user_only), 0);
-	assert_level(n, 4);
-	assert_floor(n, 4);
-	assert_ret(perf_open_as(n, AS_ROOT, &user_only), -EACCES);
-	/* One created now starts at 4 and keeps it. */
-	m = fixture_add(f, nested_new(c));
-	assert_level(m, 4);
-	/* The host and its floor do not see the container's floor. */
-	assert_ret(host_level(), 2);
-	assert_floor(NULL, 2);
+static int fn_floor_through_fd(const void *arg, int in_fd, struct out *out)
+{
+	out->val[0] = fd_read_level(in_fd);
+	return fd_write_level(in_fd, arg);
 }
 
 /*
- * Contract 2 and 4 along a chain host > c > n > m, floors at two depths:
- * each namespace is held to the floors of its strict ancestors only, and
- * each floor file reads max(level in force, the floors up to the host).
+ * Only the host has a floor: the root of a rootless container cannot open
+ * the floor file for writing (it is uid 100000 on the host), the root of a
+ * namespace mapped to the host's root (and of one nested in it) opens it
+ * and is refused the write with EPERM. Nothing changes: no namespace below
+ * them is held to anything.
  */
-static void floors_at_several_depths_of_a_chain(void **state)
+static void namespace_cannot_set_a_floor(void **state)
+{
+	struct fixture *f = *state;
+	struct agent *c, *n, *r, *rn;
+
+	c = fixture_add(f, container_new());
+	n = fixture_add(f, nested_new(c));
+	r = fixture_add(f, agent_userns(NULL, 0, 1));
+	rn = fixture_add(f, agent_userns(r, 0, 1));
+	assert_ret(write_floor(c, "4"), OPEN_ERR(EACCES));
+	assert_ret(write_floor(n, "4"), OPEN_ERR(EACCES));
+	assert_ret(write_floor(r, "4"), -EPERM);
+	assert_ret(write_floor(rn, "4"), -EPERM);
+	assert_floor(NULL, 2);
+	assert_floor(c, 2);
+	assert_floor(r, 2);
+	assert_level(c, 2);
+	assert_level(n, 2);
+	assert_level(rn, 2);
+	assert_ret(perf_open_as(n, AS_ROOT, &user_only), 0);
+	assert_ret(perf_open_as(rn, AS_ROOT, &user_only), 0);
+	/* Namespaces created there now start at 2. */
+	assert_level(fixture_add(f, nested_new(c)), 2);
+	assert_level(fixture_add(f, agent_userns(r, 0, 1)), 2);
+	assert_ret(host_level(), 2);
+}
+
+/*
+ * A runtime inside a container locks the namespaces it creates the way a
+ * runtime on the host does: its root setns() into the new namespace (which
+ * it owns) and writes that namespace's user.perf_event_paranoid. The level
+ * applies to that namespace and the ones below it, not to the runtime's
+ * own namespace nor to its other children; the floor file cannot be
+ * written from there.
+ */
+static void nested_runtime_locks_its_children_by_their_user_file(
+	void **state)
+{
+	struct fixture *f = *state;
+	struct agent *c, *n, *sib, *m;
+	struct out out;
+	int nsfd;
+
+	c = fixture_add(f, container_new());
+	n = fixture_add(f, nested_new(c));
+	sib = fixture_add(f, nested_new(c));
+	nsfd = fixture_fd(f, agent_userns_fd(n));
+	assert_ret(setns_write_as(c, AS_ROOT, nsfd, USER_PATH, "4", "3", &out),
+		   0);
+	assert_ret(out.val[0], 0);
+	assert_ret(out.val[1], -EPERM);
+	assert_ret(out.val[2], 4);
+	assert_ret(out.val[3], 4);
+	assert_level(n, 4);
+	assert_level(c, 2);
+	assert_level(sib, 2);
+	assert_ret(perf_open_as(n, AS_ROOT, &user_only), -EACCES);
+	assert_ret(perf_open_as(c, AS_ROOT, &user_only), 0);
+	assert_ret(perf_open_as(sib, AS_ROOT, &user_only), 0);
+	/* One created in the locked namespace starts at 4 and keeps it. */
+	m = fixture_add(f, nested_new(n));
+	assert_level(m, 4);
+	assert_floor(n, 4);
+	assert_floor(c, 2);
+	assert_floor(NULL, 2);
+	/* The floor file: the container's root is uid 100000 on the host. */
+	assert_ret(setns_write_as(c, AS_ROOT, nsfd, FLOOR_PATH, "5", "4",
+				  &out), 0);
+	assert_ret(out.val[0], OPEN_ERR(EACCES));
+	assert_ret(out.val[1], OPEN_ERR(EACCES));
+	assert_level(n, 4);
+	assert_floor(NULL, 2);
+	assert_ret(host_level(), 2);
+}
+
+/*
+ * Contract 2 and 4 along a chain host > c > n > m, the host's floor and a
+ * level set at one depth: each namespace is held to the levels of itself
+ * and its ancestors and to the floor, and each floor file reads max(level
+ * in force, the floor).
+ */
+static void floor_and_levels_along_a_chain(void **state)
 {
 	struct fixture *f = *state;
 	struct agent *c, *n, *m;
@@ -387,31 +455,31 @@ static void floors_at_several_depths_of_a_chain(void **state)
 	c = fixture_add(f, container_new());
 	n = fixture_add(f, nested_new(c));
 	m = fixture_add(f, nested_new(n));
-	set_floor(n, 5);
+	set_level(n, 5);
 	set_host_floor(3);
 	assert_level(c, 3);
-	assert_level(n, 3);
+	assert_level(n, 5);
 	assert_level(m, 5);
 	assert_floor(NULL, 3);
 	assert_floor(c, 3);
 	assert_floor(n, 5);
 	assert_floor(m, 5);
-	/* Above the deeper floor: the host's reaches everyone below it. */
+	/* Above the level set in n: the floor reaches everyone. */
 	set_host_floor(6);
 	assert_level(c, 6);
 	assert_level(n, 6);
 	assert_level(m, 6);
 	assert_floor(n, 6);
-	/* Back down: n's floor holds m, c and n follow the host's. */
+	/* Back down: n's level holds n and m, c follows the floor. */
 	set_host_floor(NO_FLOOR);
 	assert_level(c, 2);
-	assert_level(n, 2);
+	assert_level(n, 5);
 	assert_level(m, 5);
 	assert_floor(c, 2);
 	assert_floor(n, 5);
-	/* Levels and floors together: c's own level 4 is under n's floor. */
+	/* c's own level 4 is under n's 5. */
 	set_level(c, 4);
-	assert_level(n, 4);
+	assert_level(n, 5);
 	assert_level(m, 5);
 	assert_floor(c, 4);
 	assert_ret(host_level(), 2);
@@ -444,90 +512,121 @@ static void initial_ns_floor_takes_any_int(void **state)
 	assert_level(c, INT_MIN);
 }
 
-/* Contract 5: outside the initial namespace the floor only goes up. */
-static void container_root_raises_its_floor_never_lowers_it(void **state)
+/*
+ * The floor written from a namespace mapped to the host's root: EPERM for
+ * any value, the one it reads, higher ones and junk included, and nothing
+ * changes; also through a descriptor opened for writing there. The host
+ * writes through that same descriptor as through its own.
+ */
+static void floor_written_from_a_namespace_is_refused(void **state)
 {
+	static const char *const values[] = { "2", "3", "5", "-1",
+					      "-2147483648", "abc", "",
+					      " 4\n" };
 	struct fixture *f = *state;
-	struct agent *c = fixture_add(f, container_new());
-	struct agent *n = fixture_add(f, nested_new(c));
+	struct agent *r = fixture_add(f, agent_userns(NULL, 0, 1));
+	struct agent *rn = fixture_add(f, agent_userns(r, 0, 1));
+	struct out out;
+	unsigned int i;
+	int fd;
 
-	assert_ret(write_floor(c, "2"), 0);
-	assert_ret(write_floor(c, "3"), 0);
-	assert_floor(c, 3);
-	assert_ret(write_floor(c, "3"), 0);
-	assert_ret(write_floor(c, "2"), -EPERM);
-	assert_ret(write_floor(c, "-1"), -EPERM);
-	assert_ret(write_floor(c, "-2147483648"), -EPERM);
-	assert_floor(c, 3);
-	assert_level(n, 3);
-	assert_ret(write_floor(c, "5"), 0);
-	assert_floor(c, 5);
-	assert_level(n, 5);
-	assert_level(c, 2);
-	/* The nested root: the same, from what its file reads (5). */
-	assert_floor(n, 5);
-	assert_ret(write_floor(n, "4"), -EPERM);
-	assert_ret(write_floor(n, "5"), 0);
-	assert_ret(write_floor(n, "6"), 0);
-	assert_floor(n, 6);
-	assert_floor(c, 5);
+	for (i = 0; i < ARRAY_SIZE(values); i++) {
+		assert_ret(write_floor(r, values[i]), -EPERM);
+		assert_ret(write_floor(rn, values[i]), -EPERM);
+	}
 	assert_floor(NULL, 2);
+	assert_floor(r, 2);
+	assert_floor(rn, 2);
+	assert_level(fixture_add(f, container_new()), 2);
+
+	set_host_floor(3);
+	assert_ret(write_floor(r, "4"), -EPERM);
+	assert_ret(write_floor(r, "3"), -EPERM);
+	assert_ret(write_floor(rn, "2"), -EPERM);
+	assert_floor(NULL, 3);
+	assert_floor(r, 3);
+	assert_level(fixture_add(f, container_new()), 3);
+
+	assert_ret(open_path_as(r, AS_ROOT, FLOOR_PATH, O_RDWR, &fd), 0);
+	fixture_fd(f, fd);
+	assert_ret(call_as(r, AS_ROOT, fn_floor_through_fd, "6", 2, fd, &out),
+		   -EPERM);
+	assert_ret(out.val[0], 3);
+	assert_floor(NULL, 3);
+	assert_ret(fd_write_level(fd, "4"), 0);
+	assert_floor(NULL, 4);
+	assert_floor(r, 4);
 	assert_ret(host_level(), 2);
 }
 
 /*
- * Contract 5: "below what the file reads" counts the level in force and
- * the ancestors' floors, not only the namespace's own floor.
+ * Contract 4: in a namespace the floor file reads where a namespace created
+ * there starts: the level in force there, the host's floor included; the
+ * container's root cannot write it (EACCES: uid 100000 on the host).
  */
-static void container_floor_cannot_go_below_what_it_reads(void **state)
+static void floor_file_in_a_namespace_reads_where_its_children_start(
+	void **state)
 {
 	struct fixture *f = *state;
 	struct agent *c = fixture_add(f, container_new());
+	struct agent *n;
 
-	assert_ret(write_floor(c, "1"), -EPERM);
+	assert_floor(c, 2);
 	set_host_floor(3);
 	assert_floor(c, 3);
-	assert_ret(write_floor(c, "2"), -EPERM);
-	assert_ret(write_floor(c, "3"), 0);
 	set_host_level(4);
 	assert_floor(c, 4);
-	assert_ret(write_floor(c, "3"), -EPERM);
-	assert_ret(write_floor(c, "4"), 0);
+	set_host_level(2);
+	assert_floor(c, 3);
 	set_level(c, 5);
 	assert_floor(c, 5);
-	assert_ret(write_floor(c, "4"), -EPERM);
+	n = fixture_add(f, nested_new(c));
+	assert_level(n, 5);
+	assert_floor(n, 5);
+	assert_ret(write_floor(c, "6"), OPEN_ERR(EACCES));
+	assert_ret(write_floor(c, "5"), OPEN_ERR(EACCES));
 	assert_floor(c, 5);
+	assert_floor(NULL, 3);
 }
 
 /*
- * Contract 5: CAP_SYS_ADMIN over the namespace decides, not uid 0: root
- * without it can neither open the file for writing nor write, on the host
- * and in a container; a user with only CAP_SYS_ADMIN can.
+ * Contract 5: the floor file is the host's root's, 0644, and the write
+ * also takes CAP_SYS_ADMIN in the initial namespace: uid 0 without it
+ * opens the file and is refused the write (EPERM), also through a
+ * descriptor root opened; CAP_SYS_ADMIN without uid 0 does not open it
+ * (EACCES), on the host or in a container; uid 0 with it writes.
  */
-static void uid_0_without_cap_sys_admin_cannot_write_floor(void **state)
+static void floor_takes_uid_0_and_cap_sys_admin(void **state)
 {
 	struct fixture *f = *state;
 	struct agent *c = fixture_add(f, container_new());
 	struct who admin = { .uid = 1000, .caps = CAP_BIT(CAP_SYS_ADMIN) };
+	struct out out;
 	int fd;
 
-	assert_ret(write_floor_as(NULL, NO_SYS_ADMIN, "3"), OPEN_ERR(EACCES));
-	assert_ret(write_floor_as(NULL, NO_SYS_ADMIN, "-1"), OPEN_ERR(EACCES));
+	assert_ret(write_floor_as(NULL, NO_SYS_ADMIN, "3"), -EPERM);
+	assert_ret(write_floor_as(NULL, NO_SYS_ADMIN, "-1"), -EPERM);
+	fd = fixture_fd(f, open(FLOOR_PATH, O_RDWR | O_CLOEXEC));
+	assert_ret(call_as(NULL, NO_SYS_ADMIN, fn_floor_through_fd, "3", 2,
+			   fd, &out), -EPERM);
 	assert_ret(write_floor_as(c, NO_SYS_ADMIN, "3"), OPEN_ERR(EACCES));
 	assert_ret(open_path_as(c, NO_SYS_ADMIN, FLOOR_PATH, O_RDWR, &fd),
 		   -EACCES);
+	assert_ret(write_floor_as(NULL, admin, "4"), OPEN_ERR(EACCES));
+	assert_ret(write_floor_as(c, admin, "3"), OPEN_ERR(EACCES));
 	assert_floor(NULL, 2);
 	assert_floor(c, 2);
 	assert_ret(read_floor_as(NULL, NO_SYS_ADMIN), 2);
 	assert_ret(read_floor_as(c, NO_SYS_ADMIN), 2);
-	/* Host: the floor stays unset (the container still follows down). */
+	assert_ret(read_floor_as(NULL, admin), 2);
+	/* No floor was set: the container follows the host down to 2. */
+	set_host_level(4);
+	assert_level(c, 4);
 	set_host_level(1);
 	assert_level(c, 2);
 	set_host_level(2);
 
-	assert_ret(write_floor_as(c, admin, "3"), 0);
-	assert_floor(c, 3);
-	assert_ret(write_floor_as(NULL, admin, "4"), 0);
+	assert_ret(write_floor_as(NULL, AS_ROOT, "4"), 0);
 	assert_floor(NULL, 4);
 	assert_level(c, 4);
 }
@@ -549,7 +648,11 @@ static void unprivileged_users_read_floor_not_write(void **state)
 	assert_floor(c, 3);
 }
 
-/* Contract 5: junk is EINVAL and changes nothing, on the host and inside. */
+/*
+ * Contract 5: junk written to the host's floor is EINVAL and changes
+ * nothing (the strict parser: the whole write judged); from a namespace
+ * it is EPERM, refused before it is parsed.
+ */
 static void floor_rejects_junk_and_changes_nothing(void **state)
 {
 	static const char * const junk[] = {
@@ -560,123 +663,116 @@ static void floor_rejects_junk_and_changes_nothing(void **state)
 	struct fixture *f = *state;
 	struct agent *c = fixture_add(f, container_new());
 	struct agent *n = fixture_add(f, nested_new(c));
+	struct agent *r = fixture_add(f, agent_userns(NULL, 0, 1));
 	ssize_t n_written;
 	unsigned int i;
 	int fd;
 
 	set_host_floor(3);
-	set_floor(c, 4);
+	set_level(c, 4);
 	for (i = 0; i < ARRAY_SIZE(junk); i++) {
 		if (path_write_level(FLOOR_PATH, junk[i]) != -EINVAL ||
-		    write_floor(c, junk[i]) != -EINVAL) {
-			diag("writing \"%s\" was not EINVAL", junk[i]);
+		    write_floor(r, junk[i]) != -EPERM) {
+			diag("writing \"%s\" was not EINVAL on the host and "
+			     "EPERM in a namespace", junk[i]);
 			fail();
 		}
 	}
-	/* Junk that would also be below the floor: EINVAL first. */
-	assert_ret(write_floor(c, "1x"), -EINVAL);
+	assert_ret(path_write_level(FLOOR_PATH, "1x"), -EINVAL);
 	/* A write at an offset other than 0. */
-	assert_ret(open_path_as(c, AS_ROOT, FLOOR_PATH, O_WRONLY, &fd), 0);
-	fixture_fd(f, fd);
+	fd = fixture_fd(f, open(FLOOR_PATH, O_WRONLY | O_CLOEXEC));
 	n_written = pwrite(fd, "5", 1, 1);
 	assert_ret(n_written < 0 ? -errno : n_written, -EINVAL);
 	/* Nothing changed. */
 	assert_floor(NULL, 3);
 	assert_floor(c, 4);
-	assert_level(c, 3);
+	assert_level(c, 4);
 	assert_level(n, 4);
+	assert_level(r, 3);
 	assert_ret(host_level(), 2);
 	/* What echo and sysctl write is fine. */
-	assert_ret(write_floor(c, " 5\n"), 0);
-	assert_floor(c, 5);
+	assert_ret(path_write_level(FLOOR_PATH, " 5\n"), 0);
+	assert_floor(NULL, 5);
+	assert_level(c, 5);
 }
 
 /* --- descriptors ------------------------------------------------------ */
 
-static int fn_floor_through_fd(const void *arg, int in_fd, struct out *out)
-{
-	out->val[0] = fd_read_level(in_fd);
-	return fd_write_level(in_fd, arg);
-}
-
 /*
- * Contract 5: a floor descriptor opened in a container and passed to the
- * host (SCM_RIGHTS) is the container's floor: it reads and writes that,
- * with the container's rules (raise only), never the host's. One opened on
- * the host and passed into the container is the host's: the container's
- * root reads it and cannot write through it.
+ * The floor file is one file for the whole system: a descriptor reads what
+ * its reader's namespace would give a new namespace, wherever it was
+ * opened. One opened in a container reads the host's value on the host;
+ * the host's read in the container reads the container's, and neither the
+ * container's root (uid 100000 on the host: EPERM at the write) nor the
+ * root of a namespace mapped to the host's root writes through it.
  */
-static void floor_descriptor_stays_bound_to_its_namespace(void **state)
+static void floor_descriptor_shows_its_readers_value(void **state)
 {
 	struct fixture *f = *state;
 	struct agent *c = fixture_add(f, container_new());
-	struct agent *n;
+	struct agent *r;
 	struct out out;
 	int cfd, hfd;
 
-	set_floor(c, 3);
-	assert_ret(open_path_as(c, AS_ROOT, FLOOR_PATH, O_RDWR, &cfd), 0);
+	set_level(c, 4);
+	assert_ret(open_path_as(c, AS_ROOT, FLOOR_PATH, O_RDONLY, &cfd), 0);
 	fixture_fd(f, cfd);
-	assert_ret(fd_read_level(cfd), 3);
-	assert_ret(fd_write_level(cfd, "2"), -EPERM);
-	assert_ret(fd_write_level(cfd, "4"), 0);
-	assert_ret(fd_read_level(cfd), 4);
-	assert_floor(c, 4);
-	assert_floor(NULL, 2);
-	n = fixture_add(f, nested_new(c));
-	assert_level(n, 4);
-	assert_level(c, 2);
-	/* The host's floor raised: the container's descriptor shows it. */
+	assert_ret(fd_read_level(cfd), 2);
+	assert_ret(call_as(c, AS_ROOT, fn_read_fd, NULL, 0, cfd, &out), 4);
 	set_host_floor(5);
 	assert_ret(fd_read_level(cfd), 5);
+	assert_ret(call_as(c, AS_ROOT, fn_read_fd, NULL, 0, cfd, &out), 5);
 
-	/* And back: the host's descriptor in the container. */
 	set_host_floor(3);
+	r = fixture_add(f, agent_userns(NULL, 0, 1));
 	hfd = fixture_fd(f, open(FLOOR_PATH, O_RDWR | O_CLOEXEC));
+	assert_ret(fd_read_level(hfd), 3);
 	assert_ret(call_as(c, AS_ROOT, fn_floor_through_fd, "9", 2, hfd,
 			   &out), -EPERM);
-	assert_ret(out.val[0], 3);
+	assert_ret(out.val[0], 4);
 	assert_ret(call_as(c, AS_ROOT, fn_floor_through_fd, "1", 2, hfd,
 			   &out), -EPERM);
+	assert_ret(call_as(r, AS_ROOT, fn_floor_through_fd, "9", 2, hfd,
+			   &out), -EPERM);
+	assert_ret(out.val[0], 3);
 	assert_floor(NULL, 3);
-	/* The host's descriptor is the host's: any int, lowering too. */
+	/* The host's own writes through it: any int, lowering too. */
 	assert_ret(fd_write_level(hfd, "1"), 0);
 	assert_floor(NULL, 2);
-	assert_floor(c, 4);
+	assert_level(c, 4);
+	assert_level(r, 3);
 }
 
 /*
- * A runtime on the host that setns() into the container's namespace writes
- * the container's floor, raise only, and never the host's.
+ * A runtime on the host that setns() into a container's namespace cannot
+ * write the floor from there (EPERM: it is still uid 0, past the owner
+ * check); it locks the container through its user.perf_event_paranoid.
  */
-static int fn_setns_write_floor(const void *arg, int in_fd, struct out *out)
-{
-	(void)arg;
-	if (setns(in_fd, CLONE_NEWUSER)) {
-		snprintf(out->msg, sizeof(out->msg), "setns: %m");
-		return -ENOTRECOVERABLE;
-	}
-	out->val[0] = path_write_level(FLOOR_PATH, "4");
-	out->val[1] = path_write_level(FLOOR_PATH, "3");
-	out->val[2] = path_read_level(FLOOR_PATH);
-	return 0;
-}
-
-static void host_runtime_in_container_raises_its_floor(void **state)
+static void runtime_setns_into_container_cannot_write_floor(void **state)
 {
 	struct fixture *f = *state;
 	struct agent *c = fixture_add(f, container_new());
 	int nsfd = fixture_fd(f, agent_userns_fd(c));
 	struct out out;
 
-	assert_ret(call_as(NULL, AS_ROOT, fn_setns_write_floor, NULL, 0, nsfd,
-			   &out), 0);
+	assert_ret(setns_write_as(NULL, AS_ROOT, nsfd, FLOOR_PATH, "4", "3",
+				  &out), 0);
+	assert_ret(out.val[0], -EPERM);
+	assert_ret(out.val[1], -EPERM);
+	assert_ret(out.val[2], 2);
+	assert_floor(c, 2);
+	assert_floor(NULL, 2);
+	assert_level(c, 2);
+
+	assert_ret(setns_write_as(NULL, AS_ROOT, nsfd, USER_PATH, "4", "3",
+				  &out), 0);
 	assert_ret(out.val[0], 0);
 	assert_ret(out.val[1], -EPERM);
 	assert_ret(out.val[2], 4);
+	assert_ret(out.val[3], 4);
+	assert_level(c, 4);
 	assert_floor(c, 4);
 	assert_floor(NULL, 2);
-	assert_level(c, 2);
 }
 
 /* --- sandboxes made by real programs ---------------------------------- */
@@ -685,7 +781,8 @@ static void host_runtime_in_container_raises_its_floor(void **state)
  * util-linux unshare -U run by a developer, which knows nothing of perf:
  * with the floor set by sysctl(8) as a sysadmin would, the sandbox is at 3
  * and perf stat is refused; the developer outside still profiles; inside,
- * the sandbox's root (unshare -U -r) cannot lower the level or the floor.
+ * the sandbox's root (unshare -U -r) cannot lower the level (EPERM) and
+ * cannot write the host's keys (EACCES: it is uid 1000 on the host).
  */
 static void unshare_sandbox_locked_by_floor(void **state)
 {
@@ -694,16 +791,22 @@ static void unshare_sandbox_locked_by_floor(void **state)
 	assert_output_has(FLOOR_KEY " = 3\n");
 	assert_ret(sh(AS_DEV_SH "unshare -U sh -c '"
 		      "echo level=$(cat /proc/sys/kernel/perf_event_paranoid); "
+		      "echo user=$(cat /proc/sys/user/perf_event_paranoid); "
 		      "exec perf stat -e task-clock true'"), 255);
-	assert_output_has("level=3\n");
+	assert_output_has("level=3\nuser=3\n");
 	assert_output_has("perf_event_paranoid setting is 3");
 	assert_ret(sh(AS_DEV_SH "unshare -U -r sh -c '"
+		      "sysctl -w user.perf_event_paranoid=2; echo urc=$?; "
 		      "sysctl -w kernel.perf_event_paranoid=2; echo rc=$?; "
 		      "sysctl -w " FLOOR_KEY "=2; echo frc=$?; "
-		      "echo now=$(sysctl -n kernel.perf_event_paranoid)'"), 0);
+		      "echo now=$(sysctl -n kernel.perf_event_paranoid "
+		      "user.perf_event_paranoid)'"), 0);
+	assert_output_has("setting key \"user.perf_event_paranoid\": "
+			  "Operation not permitted");
+	assert_output_has("urc=1\n");
 	assert_output_has("rc=1\n");
 	assert_output_has("frc=1\n");
-	assert_output_has("now=3\n");
+	assert_output_has("now=3 3\n");
 	assert_ret(sh(AS_DEV_SH "perf stat -e task-clock true"), 0);
 	assert_output_has("task-clock");
 	assert_ret(host_level(), 2);
@@ -718,16 +821,17 @@ static void bwrap_sandbox_locked_by_floor(void **state)
 {
 	static const char bwrap[] = AS_DEV_SH
 		"bwrap --unshare-user --ro-bind / / sh -c '"
-		"echo level=$(cat /proc/sys/kernel/perf_event_paranoid); "
+		"echo level=$(cat /proc/sys/kernel/perf_event_paranoid)"
+		"/$(cat /proc/sys/user/perf_event_paranoid); "
 		"exec perf stat -e task-clock true'";
 
 	(void)state;
 	assert_ret(sh(bwrap), 0);
-	assert_output_has("level=2\n");
+	assert_output_has("level=2/2\n");
 	assert_output_has("task-clock");
 	assert_ret(sh("sysctl -w " FLOOR_KEY "=3"), 0);
 	assert_ret(sh(bwrap), 255);
-	assert_output_has("level=3\n");
+	assert_output_has("level=3/3\n");
 	assert_output_has("perf_event_paranoid setting is 3");
 	assert_ret(sh(AS_DEV_SH "perf stat -e task-clock true"), 0);
 	assert_output_has("task-clock");
@@ -744,16 +848,17 @@ int main(void)
 		FTEST(developer_rootless_container_locked_by_host_floor),
 		FTEST(raising_floor_reaches_existing_descendants_at_once),
 		FTEST(lowering_floor_unlocks_only_namespaces_made_before_it),
-		FTEST(container_floor_applies_below_it_not_to_it),
-		FTEST(floors_at_several_depths_of_a_chain),
+		FTEST(namespace_cannot_set_a_floor),
+		FTEST(nested_runtime_locks_its_children_by_their_user_file),
+		FTEST(floor_and_levels_along_a_chain),
 		FTEST(initial_ns_floor_takes_any_int),
-		FTEST(container_root_raises_its_floor_never_lowers_it),
-		FTEST(container_floor_cannot_go_below_what_it_reads),
-		FTEST(uid_0_without_cap_sys_admin_cannot_write_floor),
+		FTEST(floor_written_from_a_namespace_is_refused),
+		FTEST(floor_file_in_a_namespace_reads_where_its_children_start),
+		FTEST(floor_takes_uid_0_and_cap_sys_admin),
 		FTEST(unprivileged_users_read_floor_not_write),
 		FTEST(floor_rejects_junk_and_changes_nothing),
-		FTEST(floor_descriptor_stays_bound_to_its_namespace),
-		FTEST(host_runtime_in_container_raises_its_floor),
+		FTEST(floor_descriptor_shows_its_readers_value),
+		FTEST(runtime_setns_into_container_cannot_write_floor),
 		FTEST(unshare_sandbox_locked_by_floor),
 		FTEST(bwrap_sandbox_locked_by_floor),
 	};

@@ -1,34 +1,47 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * paranoid_fuzz - the strict parser of kernel.perf_event_paranoid, judged
- * whole: a randomized differential test against a user-space model.
+ * paranoid_fuzz - the parsers of the level files, judged whole: a
+ * randomized differential test against user-space models.
  *
  * Thousands of inputs of 0 to 8 KiB (digits, signs, every kind of white
  * space the kernel knows, 0x and 0 prefixes, junk bytes, values around
  * INT_MIN and INT_MAX, lengths around the page boundary) are each written
- * in one write(2) to the level file, on the host and in a rootless
- * container (a user namespace of uid 1000 mapped to root), and each outcome
- * (the errno, the level read back) is compared with what the model of the
- * contract predicts:
+ * in one write(2) to a level file, and each outcome (the errno or the
+ * length written, the level read back) is compared with what the model of
+ * that file predicts. The files:
+ *
+ *   - user.perf_event_paranoid in a rootless container (a user namespace of
+ *     uid 1000 mapped to root) and kernel.perf_event_paranoid_userns, the
+ *     floor, on the host: the strict parser of the series;
+ *   - kernel.perf_event_paranoid on the host: proc_dointvec(), exactly as on
+ *     a kernel without the series (selftests/host-compat runs that test on
+ *     build/bzImage-baseline too);
+ *   - kernel.perf_event_paranoid and the floor written from a namespace
+ *     whose root is the host's root: refused (EPERM) whatever is written.
+ *
+ * The strict parser (the comment above perf_paranoid_parse()):
  *
  *   - a write is judged whole, however long: white space, one integer in
  *     the format proc_dointvec() takes, white space, nothing else;
  *   - the integer: an optional '-', then decimal, octal (a leading 0) or
  *     hex (0x or 0X and a hex digit), at most 20 characters with the sign
- *     and the prefix, within the range of int; it must be followed by
- *     ' ', '\t' or '\n' or the end; the white space around it is the
- *     kernel's isspace(): ' ', '\t', '\n', '\v', '\f', '\r' and 0xa0;
+ *     and the prefix, within the range of int; the white space around it is
+ *     the kernel's isspace(): ' ', '\t', '\n', '\v', '\f', '\r' and 0xa0;
  *   - anything else (an empty write too) is EINVAL and changes nothing;
  *   - outside the initial namespace a valid value below the level in force
  *     is EPERM and changes nothing (raise only);
  *   - an accepted write returns its whole length and the file then reads
  *     the value.
  *
- * The model is proc_dointvec()'s parser (kernel/sysctl.c: proc_get_long(),
- * strtoul_lenient(), do_proc_dointvec_conv()) applied to the whole write.
- * proc_dointvec() itself looks only at the first PAGE_SIZE - 1 bytes; when
- * the kernel disagrees with the model the report says whether that 4095
- * byte window explains it.
+ * proc_dointvec() (kernel/sysctl.c: __do_proc_dointvec(), proc_get_long(),
+ * strtoul_lenient(), do_proc_dointvec_conv()) looks at the first
+ * PAGE_SIZE - 1 bytes only: white space, then a value of at most 20
+ * characters that must be followed by ' ', '\t', '\n' or the end of those
+ * bytes; it takes the value, skips the white space after it and returns
+ * the length of the write minus what is left of the window (a short write
+ * when something follows); an empty write is accepted and does nothing.
+ * When the kernel disagrees with a model, the report says whether the other
+ * model explains it.
  *
  * SELFTESTS_SEED repeats a run (each test prints its seed);
  * SELFTESTS_FUZZ_COUNT sets the number of random inputs per test (default
@@ -54,7 +67,6 @@
 #define FUZZ_COUNT	2000
 #define SHOW_MAX	8	/* mismatches shown per test */
 #define CONTAINER_UID	1000
-#define FLOOR_PATH	"/proc/sys/kernel/perf_event_paranoid_userns"
 
 /* --- the model -------------------------------------------------------- */
 
@@ -78,8 +90,8 @@ static int k_digit(unsigned char c)
 }
 
 /*
- * The contract (/tmp/team/parser-contract.md, the comment above
- * perf_paranoid_parse()): W* TOKEN W*, W the kernel's white space, TOKEN 1
+ * The strict parser (the comment above perf_paranoid_parse() in
+ * kernel/events/paranoid.c): W* TOKEN W*, W the kernel's white space, TOKEN 1
  * to 20 bytes: an optional '-', then hex after "0x" or "0X" and a hex
  * digit, octal after a leading '0', decimal otherwise, every byte a digit
  * of its base, the magnitude within 64 bits and the value within int.
@@ -129,22 +141,26 @@ static int contract_parse(const unsigned char *b, size_t n, int *val)
 }
 
 /*
- * What plain proc_dointvec() makes of the same write, as the series' first
- * handler used it (kernel/sysctl.c: proc_get_long(), strtoul_lenient(),
- * do_proc_dointvec_conv(), and EINVAL when it did not consume everything
- * it looked at): only the first PAGE_SIZE - 1 bytes are looked at, and
- * right after the value only ' ', '\t' or '\n' may follow. Used to say
- * what a kernel without the whole-write parser would have done.
+ * What proc_dointvec() makes of a write of @n bytes at offset 0 to a file
+ * of one int (kernel/sysctl.c, __do_proc_dointvec() and the functions it
+ * calls): 0 with *@len what write(2) returns and, if @set, *@val the value
+ * taken; or -EINVAL.
  */
-static int proc_dointvec_parse(const unsigned char *b, size_t n, int *val)
+static int dointvec_parse(const unsigned char *b, size_t n, int *val,
+			  bool *set, size_t *len)
 {
-	size_t left = n < PAGE_WINDOW ? n : PAGE_WINDOW, len, i = 0;
+	size_t left = n < PAGE_WINDOW ? n : PAGE_WINDOW, got, i = 0;
 	unsigned long long res = 0;
 	unsigned int base = 10;
 	unsigned char tmp[TMPBUFLEN], *p;
 	bool neg, ovf = false;
 	int d;
 
+	*set = false;
+	*len = 0;
+	/* Nothing written: nothing done, and no error. */
+	if (!n)
+		return 0;
 	/* proc_skip_spaces(), then nothing left is no value at all. */
 	while (i < left && k_isspace(b[i]))
 		i++;
@@ -154,9 +170,9 @@ static int proc_dointvec_parse(const unsigned char *b, size_t n, int *val)
 	left -= i;
 
 	/* proc_get_long(): a NUL-terminated copy of at most 21 bytes. */
-	len = left < TMPBUFLEN - 1 ? left : TMPBUFLEN - 1;
-	memcpy(tmp, b, len);
-	tmp[len] = '\0';
+	got = left < TMPBUFLEN - 1 ? left : TMPBUFLEN - 1;
+	memcpy(tmp, b, got);
+	tmp[got] = '\0';
 	p = tmp;
 	neg = *p == '-' && left > 1;
 	if (neg)
@@ -179,51 +195,61 @@ static int proc_dointvec_parse(const unsigned char *b, size_t n, int *val)
 	}
 	if (ovf)
 		return -EINVAL;
-	len = p - tmp;
-	if (len == TMPBUFLEN - 1)
+	got = p - tmp;
+	if (got == TMPBUFLEN - 1)
 		return -EINVAL;
-	if (len < left && b[len] != ' ' && b[len] != '\t' && b[len] != '\n')
+	if (got < left && b[got] != ' ' && b[got] != '\t' && b[got] != '\n')
 		return -EINVAL;
 	/* do_proc_dointvec_conv() */
 	if (res > (unsigned long long)INT_MAX + neg)
 		return -EINVAL;
-	/* Then only white space, up to the end of what is looked at. */
-	for (i = len; i < left; i++)
-		if (!k_isspace(b[i]))
-			return -EINVAL;
 	*val = neg ? (int)-(long long)res : (int)res;
+	*set = true;
+	/* The white space after it; what follows is left unwritten. */
+	for (i = got; i < left && k_isspace(b[i]); i++)
+		;
+	*len = n - (left - i);
 	return 0;
 }
 
 struct outcome {
 	int err;		/* 0 or an errno */
+	size_t len;		/* accepted: what write(2) returned */
 	int level;		/* read back after the write */
 };
 
-/* Where a write goes, and so which rules apply after parsing. */
+/* Where a write goes, and so which rules apply. */
 struct target {
+	bool dointvec;		/* parsed by proc_dointvec(), else strictly */
 	bool raise_only;	/* not the initial namespace */
+	bool refused;		/* every write refused: EPERM */
 	int base;		/* reads max(base, value): the host's floor */
 };
 
 /*
- * What writing @b should do to a file reading @pre: EINVAL for bad input
- * (before anything else), EPERM for a value below @pre where only raising
- * is allowed, else the file reads the value (or @t->base if higher).
+ * What writing @b should do to a file reading @pre: EPERM for a file that
+ * refuses every write; EINVAL for bad input (before anything else), EPERM
+ * for a value below @pre where only raising is allowed, else the file reads
+ * the value (or @t->base if higher). @other: with the other parser.
  */
 static struct outcome model(const unsigned char *b, size_t n, int pre,
-			    const struct target *t, bool old_parser)
+			    const struct target *t, bool other)
 {
-	struct outcome o = { 0, pre };
+	struct outcome o = { 0, n, pre };
+	bool set = true;
 	int v;
 
-	if (old_parser ? proc_dointvec_parse(b, n, &v) :
-			 contract_parse(b, n, &v))
-		o.err = EINVAL;
-	else if (t->raise_only && v < pre)
+	if (t->refused) {
 		o.err = EPERM;
-	else
+	} else if (t->dointvec != other ? dointvec_parse(b, n, &v, &set,
+							 &o.len) :
+		   contract_parse(b, n, &v)) {
+		o.err = EINVAL;
+	} else if (set && t->raise_only && v < pre) {
+		o.err = EPERM;
+	} else if (set) {
 		o.level = v > t->base ? v : t->base;
+	}
 	return o;
 }
 
@@ -533,8 +559,8 @@ static void gen_input(struct input *in, int hint, bool use_hint)
 }
 
 /*
- * Fixed inputs, run first by every test, with what the contract says of
- * each on the host; the model must agree before the kernel is asked.
+ * Fixed inputs, run first by every test, with what a parser makes of each
+ * on the host; the models must agree before the kernel is asked.
  */
 struct fixed {
 	const char *s;
@@ -545,8 +571,11 @@ struct fixed {
 	const char *tail;
 	int err;
 	int val;
+	bool nothing;		/* accepted, nothing set */
+	unsigned int short_by;	/* accepted, this many bytes not written */
 };
 
+/* What the strict parser makes of them. */
 static const struct fixed fixed[] = {
 	{ "", .err = EINVAL },
 	{ "\n", .err = EINVAL },
@@ -618,6 +647,60 @@ static const struct fixed fixed[] = {
 	{ "3 4", .pad_before = 4093, .pad_char = ' ', .err = EINVAL },
 	{ "5", .pad_before = 8191, .pad_char = '\n', .val = 5 },
 };
+
+/*
+ * What proc_dointvec() makes of them: the host's kernel.perf_event_paranoid,
+ * as on a kernel without the series.
+ */
+static const struct fixed dointvec_fixed[] = {
+	{ "", .nothing = true },
+	{ "\n", .err = EINVAL },
+	{ " \t\v\f\r", .err = EINVAL },
+	{ "-", .err = EINVAL },
+	{ "-\n", .err = EINVAL },
+	{ "+2", .err = EINVAL },
+	{ "-0", .val = 0 },
+	{ "08", .err = EINVAL },
+	{ "0x10", .val = 16 },
+	{ "3abc", .err = EINVAL },
+	{ "3-", .err = EINVAL },
+	/* The first value taken, the rest left unwritten. */
+	{ "3 4", .val = 3, .short_by = 1 },
+	{ "3\n4\n", .val = 3, .short_by = 2 },
+	{ "1 2 3", .val = 1, .short_by = 3 },
+	{ "4 x", .val = 4, .short_by = 1 },
+	{ "  5\t6", .val = 5, .short_by = 1 },
+	/* Right after the value only ' ', \t or \n, then any white space. */
+	{ "1\v", .err = EINVAL },
+	{ "3\r\n", .err = EINVAL },
+	{ "3\xa0", .err = EINVAL },
+	{ "3 \v\xa0", .val = 3 },
+	{ "\xa0" "3", .val = 3 },
+	{ "3\0", 2, .err = EINVAL },
+	{ "00000000000000000003", .val = 3 },
+	{ "000000000000000000003", .err = EINVAL },
+	{ "-00000000000000000003", .err = EINVAL },
+	{ "-2147483648", .val = INT_MIN },
+	{ "2147483648", .err = EINVAL },
+	/* Only the first 4095 bytes are looked at. */
+	{ "3", .pad_after = 4093, .pad_char = ' ', .tail = "x", .val = 3,
+	  .short_by = 1 },
+	{ "3", .pad_after = 4094, .pad_char = ' ', .tail = "x", .val = 3 },
+	{ "3", .pad_after = 8190, .pad_char = '\t', .tail = "4", .val = 3 },
+	{ "3", .pad_before = 4095, .pad_char = ' ', .err = EINVAL },
+	{ "34", .pad_before = 4094, .pad_char = ' ', .val = 3 },
+	{ "3 4", .pad_before = 4093, .pad_char = ' ', .val = 3 },
+	{ "5", .pad_before = 8191, .pad_char = '\n', .err = EINVAL },
+};
+
+#define NFIXED	(ARRAY_SIZE(fixed) + ARRAY_SIZE(dointvec_fixed))
+
+/* The fixed inputs of both tables, numbered from 0 to NFIXED - 1. */
+static const struct fixed *fixed_case(unsigned int i)
+{
+	return i < ARRAY_SIZE(fixed) ? &fixed[i] :
+	       &dointvec_fixed[i - ARRAY_SIZE(fixed)];
+}
 
 static void fixed_input(const struct fixed *f, struct input *in)
 {
@@ -714,7 +797,8 @@ static const char *outcome_str(struct outcome o, char *buf, size_t size)
 		snprintf(buf, size, "%s, level %d", strerrorname_np(o.err),
 			 o.level);
 	else
-		snprintf(buf, size, "accepted, level %d", o.level);
+		snprintf(buf, size, "accepted (%zu bytes written), level %d",
+			 o.len, o.level);
 	return buf;
 }
 
@@ -807,7 +891,7 @@ struct run {
 	struct batch *bt;
 	int memfd;
 	unsigned int cases, mismatches, long_cases;
-	unsigned int as_old;		/* mismatches proc_dointvec() explains */
+	unsigned int as_other;		/* mismatches the other model has */
 	unsigned int long_mismatches;	/* of writes longer than 4095 bytes */
 	unsigned int by_err[3];		/* accepted, EINVAL, EPERM */
 	unsigned int by_kind[K_KINDS];
@@ -832,13 +916,19 @@ static void run_done(struct run *r)
 	close(r->memfd);
 }
 
+static bool same(struct outcome a, struct outcome b)
+{
+	return a.err == b.err && a.level == b.level &&
+	       (a.err || a.len == b.len);
+}
+
 /* Compare one result with the model; show the first few that differ. */
 static void judge(struct run *r, unsigned int i)
 {
 	const struct input *in = &r->bt->in[i];
 	const struct result *res = &r->bt->res[i];
-	struct outcome want, got, old;
-	char text[800], a[64], b[64];
+	struct outcome want, got, other;
+	char text[800], a[80], b[80];
 
 	r->cases++;
 	r->by_kind[in->kind]++;
@@ -851,13 +941,14 @@ static void judge(struct run *r, unsigned int i)
 	}
 	want = model(in->b, in->len, res->pre, &r->t, false);
 	r->by_err[want.err == EINVAL ? 1 : want.err == EPERM ? 2 : 0]++;
-	got.err = res->ret == (long)in->len ? 0 :
-		  res->ret < 0 && res->ret > -EOPEN ? -res->ret : -1;
+	got.err = res->ret >= 0 ? 0 :
+		  res->ret > -EOPEN ? -res->ret : -1;
+	got.len = res->ret >= 0 ? res->ret : 0;
 	got.level = res->post;
-	if (got.err == want.err && got.level == want.level)
+	if (same(got, want))
 		return;
-	old = model(in->b, in->len, res->pre, &r->t, true);
-	r->as_old += old.err == got.err && old.level == got.level;
+	other = model(in->b, in->len, res->pre, &r->t, true);
+	r->as_other += same(other, got);
 	r->long_mismatches += in->len > PAGE_WINDOW;
 	if (r->mismatches++ >= SHOW_MAX)
 		return;
@@ -870,10 +961,10 @@ static void judge(struct run *r, unsigned int i)
 	else
 		diag("  kernel: %s", outcome_str(got, a, sizeof(a)));
 	diag("  model:  %s", outcome_str(want, b, sizeof(b)));
-	if (old.err == got.err && old.level == got.level)
-		diag("  (as plain proc_dointvec() would%s)",
-		     in->len > PAGE_WINDOW ?
-		     ", which looks at the first 4095 bytes only" : "");
+	if (!r->t.refused && same(other, got))
+		diag("  (as %s would)", r->t.dointvec ? "the strict parser" :
+		     in->len > PAGE_WINDOW ? "proc_dointvec(), which looks "
+		     "at the first 4095 bytes only," : "proc_dointvec()");
 }
 
 /* Run the filled batch in @a (NULL: on the host) and judge it. */
@@ -896,8 +987,8 @@ static unsigned int fuzz_count(void)
 
 static int by_value(const void *a, const void *b)
 {
-	const struct fixed *x = &fixed[*(const unsigned int *)a];
-	const struct fixed *y = &fixed[*(const unsigned int *)b];
+	const struct fixed *x = fixed_case(*(const unsigned int *)a);
+	const struct fixed *y = fixed_case(*(const unsigned int *)b);
 	long long vx = x->err ? LLONG_MIN : x->val;
 	long long vy = y->err ? LLONG_MIN : y->val;
 
@@ -912,17 +1003,24 @@ static uint64_t now_ms(void)
 	return ts.tv_sec * 1000ULL + ts.tv_nsec / 1000000;
 }
 
+/* Where the writes are made. */
+enum where {
+	ON_HOST,		/* as the host's root */
+	IN_CONTAINER,		/* a fresh namespace of uid 1000 per batch */
+	IN_ROOT_MAPPED,		/* a namespace whose root is the host's */
+};
+
 /*
  * The fixed inputs, then the random ones, to @path in batches of CHUNK; in
  * a container each batch gets a fresh namespace at the host's level, so
  * that raising does not soon leave nothing but EPERM.
  */
 static void fuzz(struct fixture *f, const char *what, const char *path,
-		 bool container, bool floor)
+		 enum where where, struct target t)
 {
-	unsigned int nfixed = ARRAY_SIZE(fixed), total, i, k;
-	unsigned int order[ARRAY_SIZE(fixed)];
+	unsigned int total, i, k, order[NFIXED];
 	uint64_t t0 = now_ms();
+	const char *other;
 	struct agent *c = NULL;
 	struct outcome o;
 	struct run r;
@@ -933,18 +1031,20 @@ static void fuzz(struct fixture *f, const char *what, const char *path,
 	 * order (bad input first), so that INT_MAX does not come early and
 	 * make the rest EPERM.
 	 */
-	for (i = 0; i < nfixed; i++)
+	for (i = 0; i < NFIXED; i++)
 		order[i] = i;
-	if (container)
-		qsort(order, nfixed, sizeof(order[0]), by_value);
+	if (where == IN_CONTAINER)
+		qsort(order, NFIXED, sizeof(order[0]), by_value);
 	run_init(&r, what, path);
-	r.t.raise_only = container;
-	/* The host's floor file reads max(host level, floor). */
-	r.t.base = floor && !container ? host_level() : INT_MIN;
+	r.t = t;
+	if (where == IN_ROOT_MAPPED) {
+		c = fixture_add(f, agent_userns(NULL, 0, 1));
+		hint = HOST_LEVEL;
+	}
 	rand_init();
-	total = nfixed + fuzz_count();
+	total = NFIXED + fuzz_count();
 	for (i = 0; i < total; i += r.bt->n) {
-		if (container) {
+		if (where == IN_CONTAINER) {
 			c = fixture_add(f, agent_userns(NULL, CONTAINER_UID,
 							1));
 			hint = HOST_LEVEL;
@@ -952,8 +1052,8 @@ static void fuzz(struct fixture *f, const char *what, const char *path,
 		for (k = 0; k < CHUNK && i + k < total; k++) {
 			struct input *in = &r.bt->in[k];
 
-			if (i + k < nfixed)
-				fixed_input(&fixed[order[i + k]], in);
+			if (i + k < NFIXED)
+				fixed_input(fixed_case(order[i + k]), in);
 			else
 				gen_input(in, hint, true);
 			/* What the next input will most likely meet. */
@@ -962,9 +1062,11 @@ static void fuzz(struct fixture *f, const char *what, const char *path,
 		}
 		r.bt->n = k;
 		run_batch(&r, c);
-		if (c) {
-			/* A new namespace starts at the host's level. */
+		if (where != ON_HOST) {
+			/* A namespace reads the host's level, 2. */
 			assert_ret(r.bt->res[0].pre, HOST_LEVEL);
+		}
+		if (where == IN_CONTAINER) {
 			agent_free(c);
 			f->n--;
 		}
@@ -980,66 +1082,116 @@ static void fuzz(struct fixture *f, const char *what, const char *path,
 	     r.by_kind[K_BYTES], r.by_kind[K_LONG]);
 	run_done(&r);
 	if (r.mismatches) {
+		other = t.dointvec ? "the strict parser" : "proc_dointvec()";
 		diag("%s: %u of %u outcomes differ from the model (%u of "
-		     "them writes longer than %d bytes), %u as plain "
-		     "proc_dointvec() would have it", what, r.mismatches,
-		     r.cases, r.long_mismatches, PAGE_WINDOW, r.as_old);
+		     "them writes longer than %d bytes), %u as %s would "
+		     "have it", what, r.mismatches, r.cases,
+		     r.long_mismatches, PAGE_WINDOW, r.as_other, other);
 		fail();
+	}
+	assert_int_equal(r.cases, total);
+	if (t.refused) {
+		assert_int_equal(r.by_err[2], r.cases);
+		return;
 	}
 	/* A generator that stopped producing an outcome tests less. */
 	assert_true(r.by_err[0] > 0 && r.by_err[1] > 0);
-	assert_true(!container || r.by_err[2] > 0);
+	assert_true(!t.raise_only || r.by_err[2] > 0);
 }
 
-/* The model agrees with what the contract says of the fixed inputs. */
-static void model_agrees_with_the_fixed_cases(void **state)
+/* Check the fixed cases of @table against @t's model; the mismatches. */
+static unsigned int check_fixed(const char *name, const struct fixed *table,
+				unsigned int n, const struct target *t,
+				struct input *in)
 {
-	static const struct target host = { .base = INT_MIN };
-	struct input *in = malloc(sizeof(*in));
-	char text[800], a[64];
-	struct outcome o;
 	unsigned int i, bad = 0;
+	char text[800], a[80];
+	struct outcome o;
+	size_t len;
 
-	(void)state;
-	assert_non_null(in);
-	for (i = 0; i < ARRAY_SIZE(fixed); i++) {
-		fixed_input(&fixed[i], in);
-		o = model(in->b, in->len, HOST_LEVEL, &host, false);
-		if (o.err == fixed[i].err && (o.err || o.level == fixed[i].val))
+	for (i = 0; i < n; i++) {
+		fixed_input(&table[i], in);
+		o = model(in->b, in->len, HOST_LEVEL, t, false);
+		len = in->len - table[i].short_by;
+		if (o.err == table[i].err &&
+		    (o.err || (o.len == len &&
+			       o.level == (table[i].nothing ? HOST_LEVEL :
+					   table[i].val))))
 			continue;
 		escape(in, text, sizeof(text));
-		diag("fixed case %u %s: the model says %s", i, text,
+		diag("%s case %u %s: the model says %s", name, i, text,
 		     outcome_str(o, a, sizeof(a)));
 		bad++;
 	}
+	return bad;
+}
+
+/* Each model agrees with what its parser makes of the fixed inputs. */
+static void models_agree_with_the_fixed_cases(void **state)
+{
+	static const struct target strict = { .base = INT_MIN };
+	static const struct target dointvec = { .dointvec = true,
+						.base = INT_MIN };
+	struct input *in = malloc(sizeof(*in));
+	unsigned int bad;
+
+	(void)state;
+	assert_non_null(in);
+	bad = check_fixed("strict", fixed, ARRAY_SIZE(fixed), &strict, in);
+	bad += check_fixed("proc_dointvec", dointvec_fixed,
+			   ARRAY_SIZE(dointvec_fixed), &dointvec, in);
 	free(in);
 	assert_int_equal(bad, 0);
 }
 
-/* Every write to the host's level file is judged whole. */
-static void host_level_writes_match_the_model(void **state)
+/*
+ * The host's kernel.perf_event_paranoid: proc_dointvec(), as on a kernel
+ * without the series.
+ */
+static void host_level_writes_match_proc_dointvec(void **state)
 {
-	fuzz(*state, "host level", PARANOID_PATH, false, false);
+	fuzz(*state, "host level", PARANOID_PATH, ON_HOST,
+	     (struct target){ .dointvec = true, .base = INT_MIN });
 }
 
 /*
- * In a rootless container (uid 1000 mapped to root) the same, with raise
- * only: a valid value below the level in force is EPERM.
+ * user.perf_event_paranoid in a rootless container (uid 1000 mapped to
+ * root): the strict parser, raise only (a valid value below the level in
+ * force is EPERM).
  */
 static void container_level_writes_match_the_model(void **state)
 {
-	fuzz(*state, "container level", PARANOID_PATH, true, false);
+	fuzz(*state, "container level", USER_PATH, IN_CONTAINER,
+	     (struct target){ .raise_only = true, .base = INT_MIN });
 }
 
-/* The floor file, kernel.perf_event_paranoid_userns, parses the same. */
-static void host_floor_writes_match_the_model(void **state)
+/*
+ * The host's floor, kernel.perf_event_paranoid_userns: the strict parser,
+ * any int; the file reads max(host level, floor).
+ */
+static void floor_writes_match_the_model(void **state)
 {
-	fuzz(*state, "host floor", FLOOR_PATH, false, true);
+	fuzz(*state, "host floor", FLOOR_PATH, ON_HOST,
+	     (struct target){ .base = host_level() });
 }
 
-static void container_floor_writes_match_the_model(void **state)
+/*
+ * From a namespace whose root is the host's root (past the files' owner
+ * check), kernel.perf_event_paranoid and the floor refuse every write with
+ * EPERM, before looking at it, and nothing changes.
+ */
+static void namespace_kernel_level_writes_are_refused(void **state)
 {
-	fuzz(*state, "container floor", FLOOR_PATH, true, true);
+	fuzz(*state, "kernel level in a namespace", PARANOID_PATH,
+	     IN_ROOT_MAPPED, (struct target){ .refused = true });
+	assert_ret(host_level(), HOST_LEVEL);
+}
+
+static void namespace_floor_writes_are_refused(void **state)
+{
+	fuzz(*state, "floor in a namespace", FLOOR_PATH, IN_ROOT_MAPPED,
+	     (struct target){ .refused = true });
+	assert_ret(path_read_level(FLOOR_PATH), HOST_LEVEL);
 }
 
 /* Back to no floor (INT_MIN, the boot value) after a floor test. */
@@ -1057,19 +1209,14 @@ static int floor_teardown(void **state)
 
 int main(void)
 {
-	struct CMUnitTest tests[] = {
-		cmocka_unit_test(model_agrees_with_the_fixed_cases),
-		TEST(host_level_writes_match_the_model),
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(models_agree_with_the_fixed_cases),
+		TEST(host_level_writes_match_proc_dointvec),
 		TEST(container_level_writes_match_the_model),
-		FLOOR_TEST(host_floor_writes_match_the_model),
-		FLOOR_TEST(container_floor_writes_match_the_model),
+		FLOOR_TEST(floor_writes_match_the_model),
+		TEST(namespace_kernel_level_writes_are_refused),
+		FLOOR_TEST(namespace_floor_writes_are_refused),
 	};
-	size_t n = ARRAY_SIZE(tests);
 
-	/* Until the floor's patch is in the kernel, only the level file. */
-	if (access(FLOOR_PATH, F_OK)) {
-		diag("%s: %m: the floor file is not fuzzed", FLOOR_PATH);
-		n -= 2;
-	}
-	return selftests_run("paranoid_fuzz", tests, n);
+	return RUN_TESTS("paranoid_fuzz", tests);
 }

@@ -2,7 +2,12 @@
 /*
  * paranoid_levels - the level of each user namespace: its starting value,
  * inheritance at creation and the effective level along the chain of
- * ancestors (contract points 1 to 4).
+ * ancestors (contract points 1 to 4), as user.perf_event_paranoid and
+ * kernel.perf_event_paranoid show it.
+ *
+ * In a namespace other than the initial one, read_level() reads both files
+ * and fails the test when they differ; set_level() writes
+ * user.perf_event_paranoid.
  */
 #include <fcntl.h>
 #include <stdlib.h>
@@ -21,6 +26,9 @@ static void initial_ns_starts_at_level_2(void **state)
 		assert_ret(atoi(boot), 2);
 	assert_level(NULL, 2);
 	assert_ret(host_level(), 2);
+	/* The initial namespace's user.perf_event_paranoid shows it too. */
+	assert_ret(path_read_level(USER_PATH), 2);
+	assert_ret(read_path_as(NULL, AS_NOBODY, USER_PATH), 2);
 }
 
 /* Contract 2: a new namespace starts at its parent's level. */
@@ -63,7 +71,7 @@ static void new_ns_inherits_effective_not_own_level(void **state)
 }
 
 /* Contract 3: raising the host reaches running namespaces at once. */
-static void host_raise_reaches_running_container(void **state)
+static void running_container_follows_host_raise(void **state)
 {
 	struct fixture *f = *state;
 	struct agent *c, *n;
@@ -88,10 +96,12 @@ static void host_raise_reaches_running_container(void **state)
 	set_host_level(5);
 	assert_level(c, 5);
 	assert_level(n, 5);
+	/* The initial namespace's user.perf_event_paranoid follows the host. */
+	assert_ret(path_read_level(USER_PATH), 5);
 }
 
 /* Contract 3: lowering the host never takes a namespace below its level. */
-static void host_lowering_never_unlocks_container(void **state)
+static void container_stays_locked_when_host_lowers(void **state)
 {
 	struct fixture *f = *state;
 	struct agent *c, *n;
@@ -185,10 +195,11 @@ static void sibling_containers_are_independent(void **state)
 }
 
 /*
- * Contract 4: the file shows the level of the namespace it was opened in:
- * the same path opened in three namespaces gives three values.
+ * Contract 4: user.perf_event_paranoid shows the level of the namespace it
+ * was opened in: the same path opened in three namespaces and read here on
+ * the host gives three values.
  */
-static void file_shows_level_of_ns_it_was_opened_in(void **state)
+static void user_file_shows_level_of_ns_it_was_opened_in(void **state)
 {
 	struct fixture *f = *state;
 	struct agent *c, *n;
@@ -199,14 +210,53 @@ static void file_shows_level_of_ns_it_was_opened_in(void **state)
 	set_level(c, 3);
 	set_level(n, 4);
 
-	hfd = fixture_fd(f, open(PARANOID_PATH, O_RDONLY | O_CLOEXEC));
-	assert_ret(open_level_as(c, AS_ROOT, O_RDONLY, &cfd), 0);
+	hfd = fixture_fd(f, open(USER_PATH, O_RDONLY | O_CLOEXEC));
+	assert_ret(open_path_as(c, AS_ROOT, USER_PATH, O_RDONLY, &cfd), 0);
 	fixture_fd(f, cfd);
-	assert_ret(open_level_as(n, AS_ROOT, O_RDONLY, &nfd), 0);
+	assert_ret(open_path_as(n, AS_ROOT, USER_PATH, O_RDONLY, &nfd), 0);
 	fixture_fd(f, nfd);
 	assert_ret(fd_read_level(hfd), 2);
 	assert_ret(fd_read_level(cfd), 3);
 	assert_ret(fd_read_level(nfd), 4);
+}
+
+static int fn_read_fd(const void *arg, int in_fd, struct out *out)
+{
+	(void)arg;
+	(void)out;
+	return fd_read_level(in_fd);
+}
+
+/*
+ * kernel.perf_event_paranoid shows the level in force in the namespace of
+ * whoever reads it, whatever namespace it was opened in: opened in a
+ * container at 3 and in a namespace nested in it at 4, read on the host
+ * both show 2; read in the nested namespace, 4; the host's own descriptor
+ * read in the container, 3.
+ */
+static void kernel_file_shows_level_of_its_reader(void **state)
+{
+	struct fixture *f = *state;
+	struct agent *c, *n;
+	struct out out;
+	int hfd, cfd, nfd;
+
+	c = fixture_add(f, container_new());
+	n = fixture_add(f, nested_new(c));
+	set_level(c, 3);
+	set_level(n, 4);
+
+	hfd = fixture_fd(f, open(PARANOID_PATH, O_RDONLY | O_CLOEXEC));
+	assert_ret(open_path_as(c, AS_ROOT, PARANOID_PATH, O_RDONLY, &cfd), 0);
+	fixture_fd(f, cfd);
+	assert_ret(open_path_as(n, AS_ROOT, PARANOID_PATH, O_RDONLY, &nfd), 0);
+	fixture_fd(f, nfd);
+	assert_ret(fd_read_level(hfd), 2);
+	assert_ret(fd_read_level(cfd), 2);
+	assert_ret(fd_read_level(nfd), 2);
+	assert_ret(call_as(n, AS_ROOT, fn_read_fd, NULL, 0, cfd, &out), 4);
+	assert_ret(call_as(c, AS_NOBODY, fn_read_fd, NULL, 0, hfd, &out), 3);
+	assert_ret(call_as(c, AS_ROOT, fn_read_fd, NULL, 0, nfd, &out), 3);
 }
 
 int main(void)
@@ -215,13 +265,14 @@ int main(void)
 		TEST(initial_ns_starts_at_level_2),
 		TEST(new_ns_starts_at_its_parents_level),
 		TEST(new_ns_inherits_effective_not_own_level),
-		TEST(host_raise_reaches_running_container),
-		TEST(host_lowering_never_unlocks_container),
+		TEST(running_container_follows_host_raise),
+		TEST(container_stays_locked_when_host_lowers),
 		TEST(ns_created_while_host_at_3_stays_3),
 		TEST(ns_created_at_2_follows_host_up_and_down),
 		TEST(effective_level_is_max_along_the_chain),
 		TEST(sibling_containers_are_independent),
-		TEST(file_shows_level_of_ns_it_was_opened_in),
+		TEST(user_file_shows_level_of_ns_it_was_opened_in),
+		TEST(kernel_file_shows_level_of_its_reader),
 	};
 
 	return RUN_TESTS("paranoid_levels", tests);

@@ -48,11 +48,11 @@ static void assert_all_caps(struct agent *a)
 }
 
 /*
- * The picture from the issue: the host at 2, a container raised to 3. An
+ * The picture of the series: the host at 2, a container raised to 3. An
  * unprivileged host user opens a user-only event; the container's root,
  * with every capability in its namespace, gets EACCES.
  */
-static void host_user_counts_while_container_root_refused(void **state)
+static void container_root_refused_while_host_user_counts(void **state)
 {
 	struct fixture *f = *state;
 	struct agent *c = fixture_add(f, container_new());
@@ -141,7 +141,7 @@ static void host_level_3_allows_cap_sys_admin(void **state)
  * A process with CAP_PERFMON and nothing else (uid 65534; userns_agent.c
  * checks CapEff, CapPrm and CapBnd are exactly CAP_PERFMON before the call).
  */
-static void host_level_3_allows_cap_perfmon_alone(void **state)
+static void cap_perfmon_alone_passes_level_3_on_host(void **state)
 {
 	struct out out;
 
@@ -160,7 +160,7 @@ static void host_level_3_allows_cap_perfmon_alone(void **state)
 }
 
 /* Contract 8: level 2 refuses kernel events to the unprivileged. */
-static void level_2_refuses_kernel_events_to_unprivileged(void **state)
+static void host_level_2_refuses_kernel_events_to_unprivileged(void **state)
 {
 	(void)state;
 	assert_ret(perf_open_as(NULL, AS_NOBODY, &with_kernel), -EACCES);
@@ -260,15 +260,15 @@ static void container_at_0_refuses_raw_tracepoint_host_at_minus_1_allows(
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		TEST(host_user_counts_while_container_root_refused),
+		TEST(container_root_refused_while_host_user_counts),
 		TEST(container_at_2_opens_user_only_events),
 		TEST(nested_ns_root_cannot_escape_container_level),
 		TEST(container_at_3_stays_refused_when_host_at_minus_1),
 		TEST(container_refused_when_host_raised_to_3),
 		TEST(host_level_3_refuses_unprivileged_user),
 		TEST(host_level_3_allows_cap_sys_admin),
-		TEST(host_level_3_allows_cap_perfmon_alone),
-		TEST(level_2_refuses_kernel_events_to_unprivileged),
+		TEST(cap_perfmon_alone_passes_level_3_on_host),
+		TEST(host_level_2_refuses_kernel_events_to_unprivileged),
 		TEST(container_at_2_refuses_kernel_events_host_at_1_allows),
 		TEST(container_at_1_refuses_cpu_events_host_at_0_allows),
 		TEST(container_at_0_refuses_raw_tracepoint_host_at_minus_1_allows),

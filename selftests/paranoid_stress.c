@@ -69,9 +69,16 @@ static void count(long *counter)
 	__atomic_fetch_add(counter, 1, __ATOMIC_RELAXED);
 }
 
+/*
+ * Every read and write of the workers is made in a namespace other than the
+ * initial one: the level is user.perf_event_paranoid's; reads alternate
+ * between it and kernel.perf_event_paranoid, which shows the same level.
+ */
 static int read_now(void)
 {
-	return path_read_level(PARANOID_PATH);
+	static unsigned int n;
+
+	return path_read_level(n++ % 2 ? PARANOID_PATH : USER_PATH);
 }
 
 static int write_now(int level)
@@ -79,7 +86,7 @@ static int write_now(int level)
 	char s[16];
 
 	snprintf(s, sizeof(s), "%d", level);
-	return path_write_level(PARANOID_PATH, s);
+	return path_write_level(USER_PATH, s);
 }
 
 static unsigned int seed_for(unsigned int salt)

@@ -2,7 +2,13 @@
 /*
  * paranoid_write - who may write a namespace's level, and which values:
  * raise only outside the initial namespace, CAP_SYS_ADMIN over the namespace
- * to write (contract points 5 and 6).
+ * to write user.perf_event_paranoid (contract points 5 and 6); the host's
+ * kernel.perf_event_paranoid written as on a kernel without the series, and
+ * refused from any other namespace; user.perf_event_paranoid read-only in
+ * the initial namespace.
+ *
+ * write_level() writes user.perf_event_paranoid in a namespace and
+ * kernel.perf_event_paranoid on the host (harness.h).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -167,8 +173,92 @@ static void root_mapped_container_raise_leaves_host_alone(void **state)
 	assert_ret(host_level(), 2);
 }
 
+/*
+ * kernel.perf_event_paranoid written from any namespace but the initial
+ * one: EPERM, and nothing changes, neither the host nor the namespace. The
+ * root of a namespace mapped to the host's root (and of one nested in it)
+ * is uid 0 to the file's owner check, so the write itself is refused; any
+ * value, the level in force and junk included.
+ */
+static void root_mapped_namespace_cannot_write_kernel_file(void **state)
+{
+	static const char *const values[] = { "3", "2", "1", "-1", "9\n",
+					      "abc", "" };
+	struct fixture *f = *state;
+	struct agent *c = fixture_add(f, agent_userns(NULL, 0, 1));
+	struct agent *n = fixture_add(f, agent_userns(c, 0, 1));
+	unsigned int i;
+	int fd;
+
+	for (i = 0; i < ARRAY_SIZE(values); i++) {
+		assert_ret(write_path_as(c, AS_ROOT, PARANOID_PATH, values[i]),
+			   -EPERM);
+		assert_ret(write_path_as(n, AS_ROOT, PARANOID_PATH, values[i]),
+			   -EPERM);
+	}
+	assert_level(c, 2);
+	assert_level(n, 2);
+	assert_ret(host_level(), 2);
+	/* The same through a descriptor opened for writing there. */
+	assert_ret(open_path_as(c, AS_ROOT, PARANOID_PATH, O_WRONLY, &fd), 0);
+	fixture_fd(f, fd);
+	set_level(c, 3);
+	assert_ret(write_path_as(c, AS_ROOT, PARANOID_PATH, "4"), -EPERM);
+	assert_level(c, 3);
+	assert_ret(host_level(), 2);
+	/* The host writes through it as through its own. */
+	assert_ret(fd_write_level(fd, "4"), 0);
+	assert_ret(host_level(), 4);
+	assert_level(c, 4);
+}
+
+/*
+ * The root of a rootless container is uid 100000 on the host: it cannot
+ * even open the host's file for writing (0644, owned by the host's root).
+ */
+static void container_root_cannot_open_kernel_file_for_writing(void **state)
+{
+	struct fixture *f = *state;
+	struct agent *c = fixture_add(f, container_new());
+	int fd;
+
+	assert_ret(write_path_as(c, AS_ROOT, PARANOID_PATH, "3"),
+		   OPEN_ERR(EACCES));
+	assert_ret(open_path_as(c, AS_ROOT, PARANOID_PATH, O_RDWR, &fd),
+		   -EACCES);
+	assert_level(c, 2);
+	assert_ret(host_level(), 2);
+}
+
+/*
+ * user.perf_event_paranoid in the initial namespace is read-only, for the
+ * host's root too: it shows the host's level, which is written only through
+ * kernel.perf_event_paranoid.
+ */
+static void initial_ns_user_file_is_read_only(void **state)
+{
+	int fd, ret;
+
+	(void)state;
+	assert_ret(path_write_level(USER_PATH, "3"), OPEN_ERR(EACCES));
+	assert_ret(path_write_level(USER_PATH, "2"), OPEN_ERR(EACCES));
+	assert_ret(open_path_as(NULL, AS_ROOT, USER_PATH, O_RDWR, &fd),
+		   -EACCES);
+	assert_ret(write_path_as(NULL, AS_NOBODY, USER_PATH, "3"),
+		   OPEN_ERR(EACCES));
+	ret = access(USER_PATH, W_OK) ? -errno : 0;
+	assert_ret(ret, -EACCES);
+	assert_ret(path_read_level(USER_PATH), 2);
+	assert_ret(host_level(), 2);
+	set_host_level(4);
+	assert_ret(path_read_level(USER_PATH), 4);
+	assert_ret(read_path_as(NULL, AS_NOBODY, USER_PATH), 4);
+	set_host_level(-1);
+	assert_ret(path_read_level(USER_PATH), -1);
+}
+
 /* Contract 6: the initial namespace takes any int, lower ones included. */
-static void initial_ns_accepts_any_int(void **state)
+static void host_accepts_any_int(void **state)
 {
 	static const int levels[] = { 4, -1, 0, 1, 3, 100, INT_MAX,
 				      INT_MIN, -5, 2 };
@@ -180,8 +270,9 @@ static void initial_ns_accepts_any_int(void **state)
 }
 
 /*
- * Contract 5: a task in the container without CAP_SYS_ADMIN cannot open the
- * file for writing (EACCES) but can open it for reading.
+ * Contract 5: a task in the container without CAP_SYS_ADMIN cannot open
+ * user.perf_event_paranoid for writing (EACCES) but can open it for
+ * reading.
  */
 static void container_task_without_cap_sys_admin_cannot_write(void **state)
 {
@@ -234,34 +325,43 @@ static void container_user_with_only_cap_sys_admin_can_raise(void **state)
 	assert_ret(host_level(), 2);
 }
 
-/* Contract 5: host uid 0 without CAP_SYS_ADMIN cannot change the host. */
-static void host_root_without_cap_sys_admin_cannot_change_host_level(
+/*
+ * As on a kernel without the series: the host's kernel.perf_event_paranoid
+ * is 0644 and owned by root, and proc_dointvec() checks nothing more, so
+ * uid 0 writes it without CAP_SYS_ADMIN.
+ */
+static void host_root_without_cap_sys_admin_can_change_host_level(
 	void **state)
 {
 	(void)state;
-	assert_ret(write_level_as(NULL, NO_SYS_ADMIN, "3"), OPEN_ERR(EACCES));
-	assert_ret(write_level_as(NULL, NO_SYS_ADMIN, "1"), OPEN_ERR(EACCES));
-	assert_ret(host_level(), 2);
-	/* It can still read, and root with the capability can write. */
-	assert_ret(read_level_as(NULL, NO_SYS_ADMIN), 2);
-	assert_ret(write_level_as(NULL, AS_ROOT, "3"), 0);
+	assert_ret(write_level_as(NULL, NO_SYS_ADMIN, "3"), 0);
+	assert_ret(host_level(), 3);
 	assert_ret(read_level_as(NULL, NO_SYS_ADMIN), 3);
+	assert_ret(write_level_as(NULL, NO_SYS_ADMIN, "1"), 0);
+	assert_ret(host_level(), 1);
+	assert_ret(write_level_as(NULL, NO_SYS_ADMIN, "-1"), 0);
+	assert_ret(host_level(), -1);
 }
 
-/* Contract 5: the capability decides, not uid 0: 65534 with it can write. */
-static void host_user_with_only_cap_sys_admin_can_change_host_level(
+/*
+ * As on a kernel without the series: CAP_SYS_ADMIN alone does not pass the
+ * owner check, so uid 65534 with it cannot open the file for writing.
+ */
+static void host_user_with_cap_sys_admin_cannot_change_host_level(
 	void **state)
 {
 	struct who admin = { .uid = NOBODY, .caps = CAP_BIT(CAP_SYS_ADMIN) };
+	int fd;
 
 	(void)state;
-	assert_ret(write_level_as(NULL, admin, "3"), 0);
-	assert_ret(host_level(), 3);
-	assert_ret(write_level_as(NULL, admin, "1"), 0);
-	assert_ret(host_level(), 1);
+	assert_ret(write_level_as(NULL, admin, "3"), OPEN_ERR(EACCES));
+	assert_ret(write_level_as(NULL, admin, "1"), OPEN_ERR(EACCES));
+	assert_ret(open_level_as(NULL, admin, O_WRONLY, &fd), -EACCES);
+	assert_ret(host_level(), 2);
+	assert_ret(read_level_as(NULL, admin), 2);
 }
 
-static void unprivileged_host_user_cannot_change_host_level(void **state)
+static void host_unprivileged_user_cannot_change_host_level(void **state)
 {
 	(void)state;
 	assert_ret(write_level_as(NULL, AS_NOBODY, "3"), OPEN_ERR(EACCES));
@@ -270,57 +370,34 @@ static void unprivileged_host_user_cannot_change_host_level(void **state)
 }
 
 /*
- * setns() into @in_fd, then write ->first and ->second by fresh opens; the
- * results go to val[0] and val[1], the level read afterwards to val[2].
- */
-struct setns_writes {
-	char first[16], second[16];
-};
-
-static int fn_setns_write(const void *arg, int in_fd, struct out *out)
-{
-	const struct setns_writes *w = arg;
-	int fd, i;
-
-	if (setns(in_fd, CLONE_NEWUSER)) {
-		snprintf(out->msg, sizeof(out->msg), "setns: %m");
-		return -ENOTRECOVERABLE;
-	}
-	for (i = 0; i < 2; i++) {
-		fd = open(PARANOID_PATH, O_WRONLY | O_CLOEXEC);
-		if (fd < 0) {
-			out->val[i] = OPEN_ERR(errno);
-			continue;
-		}
-		out->val[i] = fd_write_level(fd, i ? w->second : w->first);
-		close(fd);
-	}
-	fd = open(PARANOID_PATH, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return OPEN_ERR(errno);
-	out->val[2] = fd_read_level(fd);
-	close(fd);
-	return 0;
-}
-
-/*
  * Contract 5/6: a runtime on the host (root, CAP_SYS_ADMIN in the initial
  * namespace) that setns() into the container's user namespace writes the
- * container's level: it can raise it and still cannot lower it.
+ * container's level through user.perf_event_paranoid: it can raise it and
+ * still cannot lower it. kernel.perf_event_paranoid, which that task still
+ * opens as uid 0, refuses it with EPERM, and shows the container's level.
  */
-static void host_runtime_in_container_can_raise_not_lower(void **state)
+static void runtime_setns_into_container_can_raise_not_lower(void **state)
 {
 	struct fixture *f = *state;
 	struct agent *c = fixture_add(f, container_new());
-	struct setns_writes w = { "4", "3" };
 	struct out out;
 	int nsfd = fixture_fd(f, agent_userns_fd(c));
 
-	assert_ret(call_as(NULL, AS_ROOT, fn_setns_write, &w, sizeof(w), nsfd,
-			   &out), 0);
+	assert_ret(setns_write_as(NULL, AS_ROOT, nsfd, USER_PATH, "4", "3",
+				  &out), 0);
 	assert_ret(out.val[0], 0);
 	assert_ret(out.val[1], -EPERM);
 	assert_ret(out.val[2], 4);
+	assert_ret(out.val[3], 4);
+	assert_level(c, 4);
+	assert_ret(host_level(), 2);
+
+	assert_ret(setns_write_as(NULL, AS_ROOT, nsfd, PARANOID_PATH, "5", "1",
+				  &out), 0);
+	assert_ret(out.val[0], -EPERM);
+	assert_ret(out.val[1], -EPERM);
+	assert_ret(out.val[2], 4);
+	assert_ret(out.val[3], 4);
 	assert_level(c, 4);
 	assert_ret(host_level(), 2);
 }
@@ -337,15 +414,18 @@ int main(void)
 		TEST(nested_root_cannot_go_below_its_parents_level),
 		TEST(raising_child_never_changes_parent),
 		TEST(root_mapped_container_raise_leaves_host_alone),
-		TEST(initial_ns_accepts_any_int),
+		TEST(root_mapped_namespace_cannot_write_kernel_file),
+		TEST(container_root_cannot_open_kernel_file_for_writing),
+		TEST(initial_ns_user_file_is_read_only),
+		TEST(host_accepts_any_int),
 		TEST(container_task_without_cap_sys_admin_cannot_write),
 		TEST(container_task_without_cap_sys_admin_can_read),
 		TEST(container_unprivileged_user_can_read_not_write),
 		TEST(container_user_with_only_cap_sys_admin_can_raise),
-		TEST(host_root_without_cap_sys_admin_cannot_change_host_level),
-		TEST(host_user_with_only_cap_sys_admin_can_change_host_level),
-		TEST(unprivileged_host_user_cannot_change_host_level),
-		TEST(host_runtime_in_container_can_raise_not_lower),
+		TEST(host_root_without_cap_sys_admin_can_change_host_level),
+		TEST(host_user_with_cap_sys_admin_cannot_change_host_level),
+		TEST(host_unprivileged_user_cannot_change_host_level),
+		TEST(runtime_setns_into_container_can_raise_not_lower),
 	};
 
 	return RUN_TESTS("paranoid_write", tests);
