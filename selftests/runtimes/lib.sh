@@ -9,7 +9,12 @@
 #                                (uid 1000 and 100000: rootless and root's)
 #   new_case NAME OWNER          $C, $OUT (the container's /out), $ROOTFS
 #   oci_spec RUNTIME MODE LOCK   $C/bundle/config.json (crun or runc; root
-#                                or rootless; hook, sysctl or floor)
+#                                or rootless; hook, user-sysctl, sysctl or
+#                                floor)
+#   lxc_config NAME PROC [LINE...]
+#                                $C/lxc/NAME/config: an unprivileged LXC
+#                                container (ids from 100000), proc:PROC,
+#                                and LINE... (lxc.sysctl.KEY = VALUE)
 #   wait_probe                   the container's probe report, into K
 #   setup                        uid 1000: name, /etc/subuid, home; rootfs
 #   tenant CMD...                CMD as uid 1000 in its own home
@@ -18,14 +23,15 @@
 #   rt_cleanup                   for an EXIT trap: uid 1000's processes, the
 #                                bind mounts over /etc
 # Each container runs /probe.sh: the static probe (perfprobe: uid, user
-# namespace, level, perf_event_open's errno, a write below the level), then
+# namespace, level, perf_event_open's errno, writes below the level), then
 # the host's perf (/usr is bound in read-only); /out/probe appears when both
 # are done; then it sleeps.
 
 rt_top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 P=${PERFNS_BIN:-$rt_top/build/bin/perfns}
 PROBE=$rt_top/build/selftests/runtimes/perfprobe
-LEVEL_FILE=/proc/sys/kernel/perf_event_paranoid
+LEVEL_FILE=/proc/sys/kernel/perf_event_paranoid	# the host's level
+USER_LEVEL_FILE=/proc/sys/user/perf_event_paranoid	# each namespace's own
 FLOOR_FILE=/proc/sys/kernel/perf_event_paranoid_userns
 U=${TEST_UID:-1000}
 # Subordinate ids: uid 1000's (rootless runtimes) and those mapped by root's
@@ -202,7 +208,8 @@ tenant() {
 # a writable root, CAP_SYS_ADMIN (the strongest tenant), /proc/sys writable
 # (so that a write reaches the kernel), /out and /usr bound in, a user
 # namespace with MODE's mappings, and the lock: a createRuntime hook
-# (hook), linux.sysctl (sysctl) or none (floor).
+# (hook), linux.sysctl of user.perf_event_paranoid (user-sysctl) or of
+# kernel.perf_event_paranoid (sysctl), or none (floor).
 oci_spec() {
 	local rt=$1 mode=$2 lock=$3 maps tmpl=$R/spec/$1-$2.json spec=()
 	if [ "$mode" = rootless ]; then
@@ -241,9 +248,34 @@ oci_spec() {
 		if $lock == "hook" then
 			.hooks.createRuntime = [{path: $perfns, args: $hookargs,
 						 timeout: 10}]
+		elif $lock == "user-sysctl" then
+			.linux.sysctl = {"user.perf_event_paranoid": "3"}
 		elif $lock == "sysctl" then
 			.linux.sysctl = {"kernel.perf_event_paranoid": "3"}
 		else . end' "$tmpl" >"$C/bundle/config.json"
+}
+
+# lxc_config NAME PROC [LINE...]: $C/lxc/NAME/config, an unprivileged LXC
+# container started by root (its ids mapped from 100000) running /probe.sh
+# from $ROOTFS: no network (lxc.net.0.type = empty), no AppArmor profile,
+# /out and /usr bound in, lxc.mount.auto's proc:PROC ("rw", or LXC's usual
+# "mixed", which leaves /proc/sys read-only), then LINE... as given.
+lxc_config() {
+	local name=$1 proc=$2
+	shift 2
+	mkdir -p "$C/lxc/$name"
+	printf '%s\n' "lxc.uts.name = $name" \
+		"lxc.rootfs.path = dir:$ROOTFS" \
+		"lxc.idmap = u 0 $SUB_ROOT $SUB_N" \
+		"lxc.idmap = g 0 $SUB_ROOT $SUB_N" \
+		"lxc.net.0.type = empty" \
+		"lxc.mount.auto = proc:$proc sys:ro" \
+		"lxc.mount.entry = $OUT out none bind 0 0" \
+		"lxc.mount.entry = /usr usr none bind,ro 0 0" \
+		"lxc.autodev = 1" "lxc.pty.max = 0" "lxc.tty.max = 0" \
+		"lxc.console.path = none" \
+		"lxc.apparmor.profile = unconfined" \
+		"lxc.init.cmd = /bin/sh /probe.sh" "$@" >"$C/lxc/$name/config"
 }
 
 # Rootless podman as uid 1000: storage in tmpfs (vfs), cgroupfs, no network,

@@ -8,19 +8,30 @@
  *   perfprobe            one line per fact, "key=value":
  *     uid=N              the caller's uid (inside the container)
  *     userns=INODE       the inode of /proc/self/ns/user
- *     level=N            /proc/sys/kernel/perf_event_paranoid as read
+ *     level=N            /proc/sys/kernel/perf_event_paranoid as read: the
+ *                        level in force in the reader's user namespace
+ *     ulevel=N           /proc/sys/user/perf_event_paranoid as read: the
+ *                        level in force in the namespace it is opened in
  *     open=RESULT        perf_event_open() of a user-space-only task-clock
  *                        counter on the caller: "opened" or the errno's
  *                        name (EACCES, ...)
- *     lower=RESULT       writing LEVEL-1 into the file: "written",
+ *     lower=RESULT       writing LEVEL-1 into user.perf_event_paranoid,
+ *                        the namespace's own level: "written",
  *                        "open:ERRNO" (refused at open) or the write's
  *                        errno's name
- *     after=N            the level read again after that attempt
+ *     klower=RESULT      the same, into kernel.perf_event_paranoid (the
+ *                        host's level: refused from any other namespace)
+ *     flower=RESULT      the same, into kernel.perf_event_paranoid_userns
+ *                        (the host's floor: refused from any other
+ *                        namespace)
+ *     after=N            kernel.perf_event_paranoid read after those writes
+ *     uafter=N           user.perf_event_paranoid read after those writes
  *   perfprobe open       only the perf_event_open() line; exit 0 if opened
- *
- * In the initial user namespace the write is not tried (lower=skipped:host):
- * run there by mistake as root, it would lower the host's level.
  *   perfprobe level      only the level line
+ *
+ * In the initial user namespace the writes are not tried (lower=skipped:host
+ * and so on): run there by mistake as root, they would lower the host's
+ * level or floor.
  *
  * Exit status: 0, or 1 when a fact could not be found out at all (the line
  * then says "error:..."), or 2 for a usage error. "open" exits 1 when the
@@ -37,6 +48,8 @@
 #include <unistd.h>
 
 #define LEVEL_FILE "/proc/sys/kernel/perf_event_paranoid"
+#define USER_LEVEL_FILE "/proc/sys/user/perf_event_paranoid"
+#define FLOOR_FILE "/proc/sys/kernel/perf_event_paranoid_userns"
 
 /* PROC_USER_INIT_INO: the initial user namespace's inode, fixed. */
 #define INIT_USERNS_INO	0xEFFFFFFDUL
@@ -48,8 +61,8 @@ static const char *errname(int err)
 	return name ? name : "E?";
 }
 
-/* The level, or -1000 - errno when it cannot be read. */
-static int read_level(void)
+/* The level @path reads, or -1000 - errno when it cannot be read. */
+static int read_level(const char *path)
 {
 	char buf[32];
 	ssize_t n;
@@ -57,7 +70,7 @@ static int read_level(void)
 	long val;
 	int fd;
 
-	fd = open(LEVEL_FILE, O_RDONLY | O_CLOEXEC);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -1000 - errno;
 	n = read(fd, buf, sizeof(buf) - 1);
@@ -74,9 +87,9 @@ static int read_level(void)
 	return (int)val;
 }
 
-static int print_level(const char *key)
+static int print_level(const char *key, const char *path)
 {
-	int level = read_level();
+	int level = read_level(path);
 
 	if (level <= -1000) {
 		printf("%s=error:%s\n", key, errname(-1000 - level));
@@ -118,22 +131,22 @@ static int print_open(void)
 	return 1;
 }
 
-/* Try to write @level into the file, as the container's root would. */
-static void print_lower(int level)
+/* Try to write @level into @path, as the container's root would. */
+static void print_lower(const char *key, const char *path, int level)
 {
 	char buf[16];
 	int fd, len;
 
-	fd = open(LEVEL_FILE, O_WRONLY | O_CLOEXEC);
+	fd = open(path, O_WRONLY | O_CLOEXEC);
 	if (fd < 0) {
-		printf("lower=open:%s\n", errname(errno));
+		printf("%s=open:%s\n", key, errname(errno));
 		return;
 	}
 	len = snprintf(buf, sizeof(buf), "%d\n", level);
 	if (write(fd, buf, len) == len)
-		printf("lower=written\n");
+		printf("%s=written\n", key);
 	else
-		printf("lower=%s\n", errname(errno));
+		printf("%s=%s\n", key, errname(errno));
 	close(fd);
 }
 
@@ -146,7 +159,7 @@ int main(int argc, char **argv)
 	if (argc == 2 && !strcmp(argv[1], "open"))
 		return print_open();
 	if (argc == 2 && !strcmp(argv[1], "level"))
-		return print_level("level");
+		return print_level("level", LEVEL_FILE);
 	if (argc != 1) {
 		fprintf(stderr, "usage: perfprobe [open | level]\n");
 		return 2;
@@ -160,14 +173,19 @@ int main(int argc, char **argv)
 	} else {
 		printf("userns=%lu\n", (unsigned long)st.st_ino);
 	}
-	level = read_level();
-	ret |= print_level("level");
+	level = read_level(LEVEL_FILE);
+	ret |= print_level("level", LEVEL_FILE);
+	ret |= print_level("ulevel", USER_LEVEL_FILE);
 	print_open();
 	if (st.st_ino == INIT_USERNS_INO) {
-		printf("lower=skipped:host\n");
+		printf("lower=skipped:host\nklower=skipped:host\n"
+		       "flower=skipped:host\n");
 	} else if (level > -1000) {
-		print_lower(level - 1);
-		ret |= print_level("after");
+		print_lower("lower", USER_LEVEL_FILE, level - 1);
+		print_lower("klower", LEVEL_FILE, level - 1);
+		print_lower("flower", FLOOR_FILE, level - 1);
+		ret |= print_level("after", LEVEL_FILE);
+		ret |= print_level("uafter", USER_LEVEL_FILE);
 	} else {
 		printf("lower=error:no level\n");
 		ret = 1;

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * perfns get [--pid PID] [--floor] - print the level in force in a user
- * namespace, or what its floor file reads.
+ * perfns get [--pid PID | --floor] - print the level in force in a user
+ * namespace, or the host's floor.
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -9,17 +9,19 @@
 #include "perfns.h"
 
 static const char get_usage[] =
-	"Usage: perfns get [--pid PID] [--floor] [--timeout SECONDS]\n"
+	"Usage: perfns get [--pid PID | --floor] [--timeout SECONDS]\n"
 	"\n"
 	"Print the perf_event_paranoid level in force (the effective level) in\n"
-	"the user namespace of PID, by default in your own. With --floor print\n"
-	"what kernel.perf_event_paranoid_userns reads there instead: the level\n"
-	"a user namespace created in it starts at. Reading another namespace\n"
-	"takes CAP_SYS_ADMIN over it.\n"
+	"the user namespace of PID, by default in your own. Reading another\n"
+	"namespace takes CAP_SYS_ADMIN over it. With --floor print what the\n"
+	"host's floor, kernel.perf_event_paranoid_userns, reads instead: the\n"
+	"level a user namespace created in the initial one starts at. Only the\n"
+	"initial user namespace has a floor, so --floor is run from there and\n"
+	"takes no --pid.\n"
 	"\n"
 	"Options:\n"
 	"  -p, --pid PID        the user namespace PID is in (from a pidfd)\n"
-	"  -f, --floor          print the floor instead of the level\n"
+	"  -f, --floor          print the host's floor instead of the level\n"
 	"  -t, --timeout SECS   give up on a namespace after SECS (default 10)\n"
 	"  -h, --help           show this help\n"
 	"\n"
@@ -58,10 +60,19 @@ int cmd_get(int argc, char **argv)
 	if (optind < argc)
 		return usage_error("get", "unexpected argument '%s'",
 				   argv[optind]);
+	if (op.read_floor && pid)
+		return usage_error("get",
+				   "--floor takes no --pid: %s, and no other user namespace has one",
+				   HOST_FLOOR_MSG);
 
 	self = userns_self();
 	if (!self)
 		return EXIT_FAIL;
+	if (op.read_floor && !userns_is_initial(self)) {
+		msg("%s; read it from the initial user namespace (yours, %lu, is not)",
+		    HOST_FLOOR_MSG, (unsigned long)self->ino);
+		return EXIT_FAIL;
+	}
 	if (pid) {
 		ret = userns_of_pid(pid, &ns);
 		if (ret)
@@ -79,7 +90,7 @@ int cmd_get(int argc, char **argv)
 	}
 
 	printf("%d\n", op.read_floor ? res.floor : res.level);
-	if (res.global)
+	if (pid && !userns_is_self(&ns) && !kernel_per_ns(NULL))
 		msg("note: this kernel has no per-namespace perf_event_paranoid; %d is the global level",
 		    res.level);
 	return EXIT_OK;

@@ -2,11 +2,19 @@
 /*
  * ns.c - the one way perfns finds, enters, reads and writes user namespaces.
  *
- * /proc/sys/kernel/perf_event_paranoid shows, and takes, the level of the
- * user namespace that the file is opened in; perf_event_paranoid_userns
- * next to it (where the kernel has it) the floor. To reach another
- * namespace a short-lived child setns()es into it and opens the files
+ * /proc/sys/kernel/perf_event_paranoid is one file for the whole system:
+ * read from a user namespace other than the initial one it shows the level
+ * in force in the reader's namespace, and in the initial one it reads and
+ * writes the host's level as on a kernel without the series. A namespace
+ * other than the initial one is raised through its own copy of
+ * /proc/sys/user/perf_event_paranoid (user.perf_event_paranoid). The floor,
+ * kernel.perf_event_paranoid_userns, is the host's only. To reach another
+ * namespace a short-lived child setns()es into it and reads or writes
  * there; the caller's own namespace is read and written in place.
+ *
+ * Levels are read through the global kernel/ file, never through the
+ * namespace's user/ copy: every namespace's copy is an entry of its own in
+ * the dcache, which a walk over thousands of namespaces would leave behind.
  *
  * The namespaces perfns enters are often a tenant's: its root holds
  * CAP_SYS_PTRACE and CAP_KILL over every process whose credentials are in
@@ -22,10 +30,8 @@
  * number alone, and perfns's own namespace is taken once, at start; any
  * doubt about either is an error, not a guess.
  *
- * The same machinery tells whether the kernel has the series at all, by
- * behaviour: with it, the file opened in another user namespace is another
- * object (another inode) than the caller's; without it, every namespace gets
- * the caller's file, pinned by a descriptor the caller holds meanwhile.
+ * Whether the kernel has the series at all is told by the presence of
+ * /proc/sys/user/perf_event_paranoid; without it nothing is ever written.
  */
 #define _GNU_SOURCE
 #include <cap-ng.h>
@@ -53,9 +59,6 @@
 #ifndef PIDFD_GET_USER_NAMESPACE
 #define PIDFD_GET_USER_NAMESPACE	_IO(0xFF, 9)	/* Linux 6.11 */
 #endif
-
-/* ns_in_child(): make a new user namespace instead of entering one. */
-#define NEW_USERNS	(-2)
 
 /* Deeper than the kernel's 32 levels: something is wrong. */
 #define MAX_WALK	40
@@ -361,8 +364,8 @@ static int read_value_fd(int fd, int *value)
 }
 
 /* Opens and writes @value to @path; 0, or the stage with res->err set. */
-static enum lvl_stage write_value(const char *path, int value, int per_ns,
-				  int unsure_err, struct lvl_result *res)
+static enum lvl_stage write_value(const char *path, int value,
+				  struct lvl_result *res)
 {
 	char buf[24];
 	ssize_t n;
@@ -373,11 +376,6 @@ static enum lvl_stage write_value(const char *path, int value, int per_ns,
 	if (fd < 0) {
 		res->err = errno;
 		return LVL_OPEN;
-	}
-	if (per_ns < 0) {
-		close(fd);
-		res->err = unsure_err;
-		return LVL_UNSURE;
 	}
 	len = snprintf(buf, sizeof(buf), "%d\n", value);
 	n = pwrite(fd, buf, len, 0);
@@ -390,23 +388,18 @@ static enum lvl_stage write_value(const char *path, int value, int per_ns,
 }
 
 /*
- * Do @op in the namespace this process is in now: read the level, write it,
- * read and write the floor.
- *
- * Before a write, make sure the kernel has a level per namespace: with
- * @other, the identity of the level's file as opened in another namespace,
- * a file that is the same object means it has not (flagged global, never
- * written); without it, kernel_per_ns() decides. That comes before the
- * permission check so that a kernel without the series is named as the
- * reason whoever asks, except that a namespace where no nested one can be
- * made (uid unmapped) hears about the capability it lacks first.
+ * Do @op in the namespace this process is in now, the initial one if
+ * @initial: read the level in force there, write the level, read and write
+ * the floor. The level is read through the global kernel/ file, which shows
+ * the reader's level; it is written through the namespace's own user/ copy,
+ * or in the initial namespace through kernel/. Callers ask for the floor in
+ * the initial namespace only, and for a write only after kernel_per_ns()
+ * said that the kernel has the series.
  */
-int level_io_here(const struct lvl_op *op, const struct stat *other,
+int level_io_here(const struct lvl_op *op, bool initial,
 		  struct lvl_result *res)
 {
-	bool wr = op->write_level || op->write_floor;
-	int rfd, ffd = -1, per_ns = 1, err = 0, ret;
-	struct stat st;
+	int rfd, ffd = -1, ret;
 
 	memset(res, 0, sizeof(*res));
 	res->level = -1;
@@ -417,19 +410,6 @@ int level_io_here(const struct lvl_op *op, const struct stat *other,
 		res->err = errno;
 		return -1;
 	}
-	if (other) {
-		if (fstat(rfd, &st)) {
-			res->stage = LVL_INTERNAL;
-			res->err = errno;
-			goto out;
-		}
-		res->global = st.st_dev == other->st_dev &&
-			      st.st_ino == other->st_ino;
-		per_ns = !res->global;
-	} else if (wr) {
-		per_ns = kernel_per_ns(&err);
-	}
-
 	ret = read_value_fd(rfd, &res->level);
 	res->have_level = !ret;
 	if (ret) {
@@ -437,14 +417,10 @@ int level_io_here(const struct lvl_op *op, const struct stat *other,
 		res->err = -ret;
 		goto out;
 	}
-	if (wr && !per_ns) {
-		res->stage = LVL_GLOBAL;
-		goto out;
-	}
 
 	if (op->write_level) {
-		res->stage = write_value(PARANOID_PATH, op->level, per_ns, err,
-					 res);
+		res->stage = write_value(initial ? PARANOID_PATH :
+					 USERNS_PARANOID_PATH, op->level, res);
 		res->wrote_level = res->stage == LVL_OK;
 		/* The level in force now: what refused the write, if it was. */
 		res->have_level = !read_value_fd(rfd, &res->level);
@@ -475,8 +451,7 @@ int level_io_here(const struct lvl_op *op, const struct stat *other,
 	}
 	if (op->write_floor) {
 		res->on_floor = true;
-		res->stage = write_value(FLOOR_PATH, op->floor, per_ns, err,
-					 res);
+		res->stage = write_value(FLOOR_PATH, op->floor, res);
 		res->wrote_floor = res->stage == LVL_OK;
 		res->have_floor = !read_value_fd(ffd, &res->floor);
 		if (res->stage == LVL_OK)
@@ -488,12 +463,6 @@ out:
 	close(rfd);
 	return res->stage == LVL_OK ? 0 : -1;
 }
-
-struct reply {
-	uint64_t nonce;
-	int index;		/* which namespace of the chain */
-	struct lvl_result r;
-};
 
 /* Close every descriptor from @from up (close_range, or one by one). */
 static void close_from(int from)
@@ -510,15 +479,15 @@ static void close_from(int from)
 
 /*
  * The child: made safe to enter namespaces that a tenant controls, then
- * enters each of @n in turn (each below the one before), or makes a new
- * one (@n == 0), does @op in each and answers on @w, one record each.
+ * enters each of @n in turn (each below the one before), does @op in each
+ * and answers on @w, one record each.
  */
 static void __attribute__((noreturn))
 child_main(int w, const int *fds, int n, pid_t parent,
-	   const struct lvl_op *op, const struct stat *mine, uint64_t nonce)
+	   const struct lvl_op *op, uint64_t nonce)
 {
 	int nul, ret, k, moved[MAX_CHAIN];
-	struct reply rep;
+	struct chain_reply rep;
 
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL) || getppid() != parent ||
 	    prctl(PR_SET_DUMPABLE, 0))
@@ -542,8 +511,8 @@ child_main(int w, const int *fds, int n, pid_t parent,
 			_exit(1);
 	close_from(4 + n);
 
-	for (k = 0; k < (n ? n : 1); k++) {
-		ret = n ? setns(4 + k, CLONE_NEWUSER) : unshare(CLONE_NEWUSER);
+	for (k = 0; k < n; k++) {
+		ret = setns(4 + k, CLONE_NEWUSER);
 		memset(&rep, 0, sizeof(rep));
 		rep.nonce = nonce;
 		rep.index = k;
@@ -552,21 +521,20 @@ child_main(int w, const int *fds, int n, pid_t parent,
 			rep.r.err = errno;
 			rep.r.level = rep.r.floor = -1;
 		}
-		if (n)
-			close(4 + k);
+		close(4 + k);
 		/* New credentials may have reset both; the parent may be gone. */
 		if (prctl(PR_SET_DUMPABLE, 0) ||
 		    prctl(PR_SET_PDEATHSIG, SIGKILL) || getppid() != parent)
 			_exit(1);
 		if (!ret)
-			level_io_here(op, mine, &rep.r);
+			level_io_here(op, false, &rep.r);
 		if (write(3, &rep, sizeof(rep)) != sizeof(rep))
 			_exit(1);
 	}
 	_exit(0);
 }
 
-static long long now_ms(void)
+long long now_ms(void)
 {
 	struct timespec ts;
 
@@ -597,6 +565,46 @@ wait:
 	return status;
 }
 
+/* Children that answered everything, killed, to be reaped. */
+static pid_t *deferred;
+static size_t ndeferred, deferred_cap;
+
+static void defer_reap(pid_t pid)
+{
+	int status;
+	pid_t *p;
+
+	if (ndeferred == deferred_cap) {
+		p = realloc(deferred, (deferred_cap ? deferred_cap * 2 : 64) *
+				      sizeof(*p));
+		if (!p) {	/* reap it now: killed, it ends soon */
+			while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+				;
+			return;
+		}
+		deferred = p;
+		deferred_cap = deferred_cap ? deferred_cap * 2 : 64;
+	}
+	deferred[ndeferred++] = pid;
+}
+
+/* Reap the children chain_end() left: every one (@wait), or those done. */
+void chain_reap_deferred(bool wait)
+{
+	size_t i, k = 0;
+	int status;
+	pid_t r;
+
+	for (i = 0; i < ndeferred; i++) {
+		do
+			r = waitpid(deferred[i], &status, wait ? 0 : WNOHANG);
+		while (r < 0 && errno == EINTR);
+		if (r == 0)
+			deferred[k++] = deferred[i];
+	}
+	ndeferred = k;
+}
+
 static void chain_fail(struct lvl_result *res, int from, int n,
 		       enum lvl_stage stage, int err, bool write)
 {
@@ -612,147 +620,214 @@ static void chain_fail(struct lvl_result *res, int from, int n,
 }
 
 /*
- * Run level_io_here() in a child that enters the user namespaces @fds[0],
- * @fds[1], ... in turn (each a child of the one before; none, @n == 0,
- * for a new namespace), comparing the level's file found there with the
- * caller's own. The answers come back through a pipe, each within the
- * timeout of the one before: when one does not, the child is killed, that
- * namespace is LVL_TIMEOUT and the rest, below it, LVL_SKIPPED. Returns
- * the number of namespaces that were done (LVL_OK).
+ * A write needs the series: without it (or when that cannot be told) every
+ * slot is failed with LVL_GLOBAL (LVL_UNSURE) and true returned, before
+ * anything is touched.
+ */
+static bool refuse_without_series(const struct lvl_op *op,
+				  struct lvl_result *res, int slots)
+{
+	int per_ns, err = 0;
+
+	if (!op->write_level && !op->write_floor)
+		return false;
+	per_ns = kernel_per_ns(&err);
+	if (per_ns > 0)
+		return false;
+	chain_fail(res, 0, slots, per_ns ? LVL_UNSURE : LVL_GLOBAL, err, true);
+	return true;
+}
+
+/*
+ * Start a child that enters the user namespaces @fds[0], @fds[1], ... in
+ * turn (each a child of the one before) and does @op in each with
+ * level_io_here(), answering through a pipe: chain_poll() takes the
+ * answers into @res (@n slots), chain_end() reaps the child. The caller may
+ * close @fds once this returns. Returns 0, or -1 when no child runs (@res
+ * then says why, and chain_end() need not be called).
+ */
+int chain_start(struct chain_run *c, const int *fds, int n,
+		const struct lvl_op *op, struct lvl_result *res)
+{
+	pid_t parent = getpid();
+	int p[2], status;
+
+	memset(c, 0, sizeof(*c));
+	c->res = res;
+	c->n = n;
+	c->pidfd = c->rfd = -1;
+	c->wr = op->write_level || op->write_floor;
+	if (n < 1 || n > MAX_CHAIN) {
+		chain_fail(res, 0, n, LVL_INTERNAL, n < 1 ? EINVAL : E2BIG,
+			   c->wr);
+		return -1;
+	}
+	if (refuse_without_series(op, res, n))
+		return -1;
+	if (getrandom(&c->nonce, sizeof(c->nonce), 0) != sizeof(c->nonce) ||
+	    pipe2(p, O_CLOEXEC)) {
+		chain_fail(res, 0, n, LVL_INTERNAL, errno, c->wr);
+		return -1;
+	}
+	fflush(NULL);
+	c->pid = fork();
+	if (c->pid < 0 && errno == EAGAIN && ndeferred) {
+		/* Children that are done count against RLIMIT_NPROC too. */
+		chain_reap_deferred(true);
+		c->pid = fork();
+	}
+	if (c->pid == 0)
+		child_main(p[1], fds, n, parent, op, c->nonce);
+	chain_fail(res, 0, n, LVL_INTERNAL, errno, c->wr);
+	close(p[1]);
+	if (c->pid < 0) {
+		close(p[0]);
+		return -1;
+	}
+	c->pidfd = pidfd_open(c->pid, 0);
+	if (c->pidfd < 0) {
+		chain_fail(res, 0, n, LVL_INTERNAL, errno, c->wr);
+		kill(c->pid, SIGKILL);	/* our unreaped child: pid not reused */
+		while (waitpid(c->pid, &status, 0) < 0 && errno == EINTR)
+			;
+		close(p[0]);
+		return -1;
+	}
+	c->rfd = p[0];
+	fcntl(c->rfd, F_SETFL, O_NONBLOCK);
+	c->deadline = now_ms() + op_timeout_s * 1000LL;
+	return 0;
+}
+
+/* The two descriptors chain_poll() waits on, for poll(); the deadline. */
+long long chain_pollfds(const struct chain_run *c, struct pollfd *pf)
+{
+	pf[0] = (struct pollfd){ .fd = c->eof ? -1 : c->rfd, .events = POLLIN };
+	pf[1] = (struct pollfd){ .fd = c->exited ? -1 : c->pidfd,
+				 .events = POLLIN };
+	return c->deadline;
+}
+
+/*
+ * Take what the child answered after poll() returned @pf (from
+ * chain_pollfds()), each answer before the deadline that the one before it
+ * set. Returns true when nothing more is to be had from the child: every
+ * answer is in, or it died, or it is late (then chain_end() kills it), or
+ * it answered what it must not (then nothing more is trusted).
+ */
+bool chain_poll(struct chain_run *c, const struct pollfd *pf)
+{
+	char *buf = (char *)&c->got;
+	ssize_t r;
+
+	if (pf[1].revents)
+		c->exited = true;
+	while (!c->eof && c->want < c->n && (pf[0].revents || c->exited)) {
+		r = read(c->rfd, buf + c->have, sizeof(c->got) - c->have);
+		if (r == 0 || (r < 0 && errno != EAGAIN && errno != EINTR)) {
+			c->eof = true;
+			break;
+		}
+		if (r < 0)
+			break;
+		c->have += r;
+		if (c->have < sizeof(c->got))
+			continue;
+		c->have = 0;
+		if (c->got.nonce != c->nonce || c->got.index != c->want ||
+		    c->got.r.stage < LVL_OK || c->got.r.stage >= LVL_NSTAGES) {
+			c->deadline = 0;  /* not from our child: trust nothing */
+			return true;
+		}
+		c->res[c->want] = c->got.r;
+		c->ok += c->got.r.stage == LVL_OK;
+		c->want++;
+		c->deadline = now_ms() + op_timeout_s * 1000LL;
+	}
+	return c->want == c->n || (c->eof && c->exited) ||
+	       now_ms() >= c->deadline;
+}
+
+/*
+ * Reap the child and say what became of the answers that did not come: a
+ * child that was late is killed (LVL_TIMEOUT), one that died says how
+ * (LVL_CHILD), and everything below goes unread (LVL_SKIPPED). A child
+ * that answered everything is killed and, with @defer, left to be reaped
+ * by chain_reap_deferred(), so that the caller does not wait for its exit.
+ * Returns the number of namespaces that were done (LVL_OK).
+ */
+int chain_end(struct chain_run *c, bool defer)
+{
+	bool killed;
+	int status;
+
+	close(c->rfd);
+	if (c->want == c->n && defer) {
+		/* Nothing is left for it to do: its exit is not waited for. */
+		pidfd_send_signal(c->pidfd, SIGKILL, NULL, 0);
+		close(c->pidfd);
+		defer_reap(c->pid);
+		return c->ok;
+	}
+	status = reap(c->pidfd, c->pid, c->deadline, &killed);
+	close(c->pidfd);
+	if (c->want < c->n) {
+		if (killed && !c->exited)
+			chain_fail(c->res, c->want, c->n, LVL_TIMEOUT,
+				   ETIMEDOUT, c->wr);
+		else
+			chain_fail(c->res, c->want, c->n, LVL_CHILD,
+				   WIFSIGNALED(status) ? WTERMSIG(status) : 0,
+				   c->wr);
+	}
+	return c->ok;
+}
+
+/*
+ * Run a chain (chain_start()) to its end and reap its child. Returns the
+ * number of namespaces that were done (LVL_OK).
  */
 int ns_chain(const int *fds, int n, const struct lvl_op *op,
 	     struct lvl_result *res)
 {
-	bool eof = false, exited = false, killed, wr;
-	int hostfd, p[2], pidfd, status, k, want, ok = 0;
-	int slots = n ? n : 1;
-	pid_t pid, parent = getpid();
-	long long deadline, left;
+	struct chain_run c;
 	struct pollfd pf[2];
-	struct reply got;
-	uint64_t nonce;
-	struct stat mine;
-	size_t have = 0;
-	ssize_t r;
+	long long left;
+	int k;
 
-	wr = op->write_level || op->write_floor;
-	if (n > MAX_CHAIN) {
-		chain_fail(res, 0, n, LVL_INTERNAL, E2BIG, wr);
+	if (chain_start(&c, fds, n, op, res))
 		return 0;
-	}
-	chain_fail(res, 0, slots, LVL_INTERNAL, 0, wr);
-	if (getrandom(&nonce, sizeof(nonce), 0) != sizeof(nonce)) {
-		chain_fail(res, 0, slots, LVL_INTERNAL, errno, wr);
-		return 0;
-	}
-	hostfd = open(PARANOID_PATH, O_RDONLY | O_CLOEXEC);
-	if (hostfd < 0) {
-		chain_fail(res, 0, slots, LVL_OPEN, errno, wr);
-		return 0;
-	}
-	if (fstat(hostfd, &mine) || pipe2(p, O_CLOEXEC)) {
-		chain_fail(res, 0, slots, LVL_INTERNAL, errno, wr);
-		close(hostfd);
-		return 0;
-	}
-	fflush(NULL);
-	pid = fork();
-	if (pid == 0)
-		child_main(p[1], fds, n, parent, op, &mine, nonce);
-	chain_fail(res, 0, slots, LVL_INTERNAL, errno, wr);
-	close(p[1]);
-	if (pid < 0)
-		goto out_pipe;
-	pidfd = pidfd_open(pid, 0);
-	if (pidfd < 0) {
-		chain_fail(res, 0, slots, LVL_INTERNAL, errno, wr);
-		kill(pid, SIGKILL);	/* our unreaped child: pid not reused */
-		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-			;
-		goto out_pipe;
-	}
-	fcntl(p[0], F_SETFL, O_NONBLOCK);
-
-	/* Record after record, each before its deadline. */
-	want = 0;
-	deadline = now_ms() + op_timeout_s * 1000LL;
-	while (want < slots && !(eof && exited)) {
-		pf[0] = (struct pollfd){ .fd = eof ? -1 : p[0], .events = POLLIN };
-		pf[1] = (struct pollfd){ .fd = exited ? -1 : pidfd,
-					 .events = POLLIN };
-		left = deadline - now_ms();
-		if (left <= 0)
-			break;
-		k = poll(pf, 2, (int)left);
+	for (;;) {
+		left = chain_pollfds(&c, pf) - now_ms();
+		k = left <= 0 ? 0 : poll(pf, 2, (int)left);
 		if (k < 0 && errno != EINTR)
 			break;
-		if (k <= 0)
+		if (k < 0)
 			continue;
-		if (pf[1].revents)
-			exited = true;
-		if (!pf[0].revents)
-			continue;
-		r = read(p[0], (char *)&got + have, sizeof(got) - have);
-		if (r == 0 || (r < 0 && errno != EAGAIN && errno != EINTR)) {
-			eof = true;
-			continue;
-		}
-		if (r < 0)
-			continue;
-		have += r;
-		if (have < sizeof(got))
-			continue;
-		have = 0;
-		if (got.nonce != nonce || got.index != want ||
-		    got.r.stage < LVL_OK || got.r.stage >= LVL_NSTAGES) {
-			deadline = 0;	/* not from our child: trust nothing */
+		if (chain_poll(&c, pf))
 			break;
-		}
-		res[want] = got.r;
-		ok += got.r.stage == LVL_OK;
-		want++;
-		deadline = now_ms() + op_timeout_s * 1000LL;
 	}
-	status = reap(pidfd, pid, deadline, &killed);
-	close(pidfd);
-	if (want < slots) {
-		if (killed && !exited)
-			chain_fail(res, want, slots, LVL_TIMEOUT, ETIMEDOUT, wr);
-		else
-			chain_fail(res, want, slots, LVL_CHILD,
-				   WIFSIGNALED(status) ? WTERMSIG(status) : 0,
-				   wr);
-	}
-out_pipe:
-	close(p[0]);
-	close(hostfd);
-	return ok;
-}
-
-static int ns_in_child(int nsfd, const struct lvl_op *op,
-		       struct lvl_result *res)
-{
-	return ns_chain(&nsfd, nsfd == NEW_USERNS ? 0 : 1, op, res) ? 0 : -1;
+	return chain_end(&c, false);
 }
 
 /*
- * Does this kernel have a perf_event_paranoid per user namespace? Asked once,
- * of a fresh user namespace. Returns 1 or 0, or -1 with *err when it cannot
- * tell (no user namespace could be made).
+ * Does this kernel have a perf_event_paranoid per user namespace? It has
+ * when /proc/sys/user/perf_event_paranoid exists, and has not when it does
+ * not while /proc/sys/kernel/perf_event_paranoid does. Returns 1 or 0, or
+ * -1 with *err when it cannot tell (no /proc, or perf events not built).
  */
 int kernel_per_ns(int *err)
 {
 	static int answer = -2, saved_err;
-	struct lvl_op op = { 0 };
-	struct lvl_result r;
 
 	if (answer == -2) {
-		ns_in_child(NEW_USERNS, &op, &r);
-		if (r.stage == LVL_OK) {
-			answer = !r.global;
+		if (!access(USERNS_PARANOID_PATH, F_OK)) {
+			answer = 1;
+		} else if (errno == ENOENT && !access(PARANOID_PATH, F_OK)) {
+			answer = 0;
 		} else {
 			answer = -1;
-			saved_err = r.err;
+			saved_err = errno;
 		}
 	}
 	if (err)
@@ -760,13 +835,23 @@ int kernel_per_ns(int *err)
 	return answer;
 }
 
+/* Does the kernel have the host's floor? 1, 0, or -1 when it cannot tell. */
+int kernel_has_floor(void)
+{
+	if (!access(FLOOR_PATH, F_OK))
+		return 1;
+	return errno == ENOENT && !access(PARANOID_PATH, F_OK) ? 0 : -1;
+}
+
 /* Do @op in @ns: in place when it is perfns's own, else in a child. */
 int ns_do(const struct userns *ns, const struct lvl_op *op,
 	  struct lvl_result *res)
 {
-	if (userns_is_self(ns))
-		return level_io_here(op, NULL, res);
-	return ns_in_child(ns->fd, op, res);
+	if (!userns_is_self(ns))
+		return ns_chain(&ns->fd, 1, op, res) ? 0 : -1;
+	if (refuse_without_series(op, res, 1))
+		return -1;
+	return level_io_here(op, userns_is_initial(ns), res);
 }
 
 /* "the user namespace of pid 42", "your user namespace" */
@@ -784,8 +869,12 @@ int report_level_error(const struct userns *ns, const struct lvl_result *res,
 {
 	const char *what = ns->name, *art = the(ns);
 	const char *err = strerror(res->err);
-	const char *path = res->on_floor ? FLOOR_PATH : PARANOID_PATH;
+	bool initial = userns_is_initial(ns);
+	const char *path = res->on_floor ? FLOOR_PATH :
+			   res->write && !initial ? USERNS_PARANOID_PATH :
+			   PARANOID_PATH;
 	int wanted = res->on_floor ? op->floor : op->level;
+	bool denied = res->err == EACCES || res->err == EPERM;
 
 	switch (res->stage) {
 	case LVL_OK:
@@ -801,7 +890,13 @@ int report_level_error(const struct userns *ns, const struct lvl_result *res,
 			msg("cannot enter %s%s: setns: %s", art, what, err);
 		break;
 	case LVL_OPEN:
-		if (res->write && (res->err == EACCES || res->err == EPERM))
+		if (res->write && denied && res->on_floor)
+			msg("need uid 0 and CAP_SYS_ADMIN in the initial user namespace to set the host's floor (cannot open %s for writing: %s)",
+			    path, err);
+		else if (res->write && denied && initial)
+			msg("need uid 0 in the initial user namespace to set its level (cannot open %s for writing: %s)",
+			    path, err);
+		else if (res->write && denied)
 			msg("need CAP_SYS_ADMIN over %s%s (cannot open %s for writing: %s)",
 			    art, what, path, err);
 		else if (res->err == ENOENT)
@@ -815,10 +910,9 @@ int report_level_error(const struct userns *ns, const struct lvl_result *res,
 		    res->on_floor ? "floor" : "level", art, what, err);
 		break;
 	case LVL_WRITE:
-		if (res->err == EPERM && res->on_floor && res->have_floor &&
-		    wanted < res->floor)
-			msg("the floor of %s%s reads %d; outside the initial user namespace a floor can only be raised",
-			    art, what, res->floor);
+		if (denied && res->on_floor)
+			msg("need uid 0 and CAP_SYS_ADMIN in the initial user namespace to set the host's floor (write: %s)",
+			    err);
 		else if (res->err == EPERM && !res->on_floor &&
 			 res->have_level && wanted < res->level)
 			msg("%s is at %d; a namespace's level can only be raised",
@@ -835,8 +929,8 @@ int report_level_error(const struct userns *ns, const struct lvl_result *res,
 		msg("%s", NOT_PER_NS_MSG);
 		break;
 	case LVL_UNSURE:
-		msg("cannot tell whether this kernel has a per-namespace perf_event_paranoid (making a user namespace to check failed: %s); refusing to change it",
-		    err);
+		msg("cannot tell whether this kernel has a per-namespace perf_event_paranoid (%s: %s); refusing to change it",
+		    USERNS_PARANOID_PATH, err);
 		break;
 	case LVL_NOFLOOR:
 		msg("%s; nothing changed", NO_FLOOR_MSG);

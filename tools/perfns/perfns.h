@@ -10,14 +10,28 @@
 #ifndef PERFNS_H
 #define PERFNS_H
 
+#include <poll.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
+/*
+ * kernel.perf_event_paranoid: one global file. In the initial user namespace
+ * the host's level, read and written as on a kernel without the series;
+ * read from any other namespace, the level in force in the reader's.
+ */
 #define PARANOID_PATH	"/proc/sys/kernel/perf_event_paranoid"
+/*
+ * user.perf_event_paranoid: each user namespace's own copy, where a namespace
+ * other than the initial one is raised (read-only in the initial one). Its
+ * presence is how perfns tells that the kernel has the series.
+ */
+#define USERNS_PARANOID_PATH	"/proc/sys/user/perf_event_paranoid"
+/* kernel.perf_event_paranoid_userns: the host's floor, the only one. */
 #define FLOOR_PATH	"/proc/sys/kernel/perf_event_paranoid_userns"
 
 /* PROC_USER_INIT_INO: the initial user namespace's inode, fixed. */
@@ -34,6 +48,10 @@
 #define NOT_PER_NS_MSG \
 	"this kernel has no per-namespace perf_event_paranoid " \
 	"(the level is global); refusing to change it"
+
+#define HOST_FLOOR_MSG \
+	"only the initial user namespace has a floor " \
+	"(kernel.perf_event_paranoid_userns, the host's)"
 
 #define NO_FLOOR_MSG \
 	"this kernel has no kernel.perf_event_paranoid_userns " \
@@ -68,7 +86,7 @@ enum lvl_stage {
 	LVL_OPEN,	/* opening the file failed */
 	LVL_READ,	/* reading or parsing the value failed */
 	LVL_WRITE,	/* the kernel refused the write */
-	LVL_GLOBAL,	/* the namespace's file is the caller's: no series */
+	LVL_GLOBAL,	/* the kernel has no series: the level is global */
 	LVL_UNSURE,	/* could not tell whether the kernel has the series */
 	LVL_NOFLOOR,	/* a floor was to be written; the kernel has none */
 	LVL_TIMEOUT,	/* the child did not answer in time; killed */
@@ -78,7 +96,10 @@ enum lvl_stage {
 	LVL_NSTAGES
 };
 
-/* What to do in a namespace: the level is always read. */
+/*
+ * What to do in a namespace: the level is always read. The floor is only
+ * ever read or written in the initial namespace, in place.
+ */
 struct lvl_op {
 	bool write_level;
 	int level;
@@ -97,7 +118,6 @@ struct lvl_result {
 	int floor;		/* what FLOOR_PATH reads */
 	bool have_floor;
 	bool no_floor;		/* the kernel has no FLOOR_PATH */
-	bool global;		/* the file is the same object as the caller's */
 	bool wrote_level;	/* the kernel took the level */
 	bool wrote_floor;	/* the kernel took the floor */
 };
@@ -128,11 +148,39 @@ int proc_is_ours(void);
 
 int ns_do(const struct userns *ns, const struct lvl_op *op,
 	  struct lvl_result *res);
+/* One record of a child's answer, authenticated by the nonce. */
+struct chain_reply {
+	uint64_t nonce;
+	int index;		/* which namespace of the chain */
+	struct lvl_result r;
+};
+
+/* A child reading or writing a chain of namespaces, for chain_*(). */
+struct chain_run {
+	struct lvl_result *res;	/* one per namespace */
+	int n, want, ok;	/* namespaces, answers had, of them done */
+	bool wr, eof, exited;
+	pid_t pid;
+	int pidfd, rfd;		/* the child, its answer pipe */
+	uint64_t nonce;
+	long long deadline;	/* for the next answer (CLOCK_MONOTONIC ms) */
+	struct chain_reply got;	/* the answer being read */
+	size_t have;		/* bytes of it read */
+};
+
+int chain_start(struct chain_run *c, const int *fds, int n,
+		const struct lvl_op *op, struct lvl_result *res);
+long long chain_pollfds(const struct chain_run *c, struct pollfd *pf);
+bool chain_poll(struct chain_run *c, const struct pollfd *pf);
+int chain_end(struct chain_run *c, bool defer);
+void chain_reap_deferred(bool wait);
+long long now_ms(void);
 int ns_chain(const int *fds, int n, const struct lvl_op *op,
 	     struct lvl_result *res);
-int level_io_here(const struct lvl_op *op, const struct stat *other,
+int level_io_here(const struct lvl_op *op, bool initial,
 		  struct lvl_result *res);
 int kernel_per_ns(int *err);
+int kernel_has_floor(void);
 int report_level_error(const struct userns *ns,
 		       const struct lvl_result *res, const struct lvl_op *op);
 bool have_cap_sys_admin(void);

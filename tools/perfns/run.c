@@ -275,15 +275,15 @@ int cmd_run(int argc, char **argv)
 	};
 	struct id_map single_u, single_g, ublock, gblock;
 	struct id_map umaps[MAX_MAPS], gmaps[MAX_MAPS];
-	int c, ret, map = MAP_NONE, hostfd, go = -1, nu, ng;
+	int c, ret, map = MAP_NONE, go = -1, nu, ng, per_ns, err = 0;
 	bool have_level = false, map_auto = false;
 	uid_t euid = geteuid();
 	gid_t egid = getegid();
 	char *shell_argv[2];
 	struct lvl_op op = { .write_level = true };
-	struct lvl_result res;
+	struct userns ns = { .fd = -1, .name = "new user namespace" };
+	struct lvl_result res = { 0 };
 	struct passwd *pw;
-	struct stat host;
 	pid_t mapper = -1;
 
 	optind = 1;
@@ -321,11 +321,12 @@ int cmd_run(int argc, char **argv)
 		optind = 0;
 	}
 
-	/* The caller's file, to tell the new namespace's apart from it. */
-	hostfd = open(PARANOID_PATH, O_RDONLY | O_CLOEXEC);
-	if (hostfd < 0 || fstat(hostfd, &host)) {
-		msg("cannot open %s: %s", PARANOID_PATH, strerror(errno));
-		return EXIT_FAIL;
+	/* Without the series the level cannot be set: nothing is made. */
+	per_ns = kernel_per_ns(&err);
+	if (per_ns <= 0) {
+		res.stage = per_ns ? LVL_UNSURE : LVL_GLOBAL;
+		res.err = err;
+		return report_level_error(&ns, &res, &op);
 	}
 
 	single_u.inner = map == MAP_ROOT ? 0 : euid;
@@ -366,20 +367,15 @@ int cmd_run(int argc, char **argv)
 			return EXIT_FAIL;
 	}
 
-	level_io_here(&op, &host, &res);
-	close(hostfd);
+	level_io_here(&op, false, &res);
 	if (res.stage == LVL_WRITE && res.err == EPERM && res.have_level &&
 	    op.level < res.level) {
 		msg("the new user namespace inherits level %d from yours; a namespace's level can only be raised",
 		    res.level);
 		return EXIT_FAIL;
 	}
-	if (res.stage != LVL_OK) {
-		struct userns ns = { .fd = -1 };
-
-		snprintf(ns.name, sizeof(ns.name), "new user namespace");
+	if (res.stage != LVL_OK)
 		return report_level_error(&ns, &res, &op);
-	}
 
 	execvp(argv[optind], argv + optind);
 	msg("cannot run %s: %s", argv[optind], strerror(errno));

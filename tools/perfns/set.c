@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * perfns set [LEVEL] [--floor FLOOR] [--pid PID [--exact]] - raise the level
- * (or the floor) of a running user namespace.
+ * of a running user namespace, or set the host's level or floor.
  *
  * With --pid the namespace is the container PID is in: the one directly
  * below the caller's on the way up from PID's own (NS_GET_PARENT). A tenant
@@ -9,6 +9,9 @@
  * whole container raised, not only the nested namespace. The caller's own
  * namespace is never reached through --pid: a pid that was reused by a
  * process of the host must not raise the host.
+ *
+ * The floor, kernel.perf_event_paranoid_userns, is the host's only: --floor
+ * is refused with --pid, and from any namespace but the initial one.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -21,13 +24,17 @@ static const char set_usage[] =
 	"Usage: perfns set [LEVEL] [--floor FLOOR] [--pid PID [--exact]]\n"
 	"                  [--timeout SECONDS]\n"
 	"\n"
-	"Set the perf_event_paranoid level of a user namespace to LEVEL, and/or\n"
-	"its floor (kernel.perf_event_paranoid_userns: where user namespaces\n"
-	"created in it start) to FLOOR, by entering it (as nsenter does) and\n"
-	"writing there. Takes CAP_SYS_ADMIN over the namespace. Outside the\n"
-	"initial namespace both can only be raised: a value below what the file\n"
-	"reads is refused, equal or higher is accepted. A kernel without a\n"
-	"per-namespace level, or without the floor, is detected and left alone.\n"
+	"Set the perf_event_paranoid level of a user namespace to LEVEL, by\n"
+	"entering it (as nsenter does) and writing user.perf_event_paranoid\n"
+	"there. Takes CAP_SYS_ADMIN over the namespace. Outside the initial\n"
+	"namespace a level can only be raised: a value below the level in force\n"
+	"is refused, equal or higher is accepted. In the initial namespace LEVEL\n"
+	"is the host's kernel.perf_event_paranoid (takes uid 0), and --floor\n"
+	"FLOOR sets the host's floor, kernel.perf_event_paranoid_userns (takes\n"
+	"uid 0 and CAP_SYS_ADMIN): the lowest level of every other user\n"
+	"namespace. Only the initial namespace has a floor: --floor is refused\n"
+	"with --pid and in any other namespace. A kernel without a per-namespace\n"
+	"level, or without the floor, is detected and left alone.\n"
 	"\n"
 	"Without --pid: your own user namespace. With --pid: the container PID\n"
 	"is in, i.e. the user namespace directly below yours that PID's own is\n"
@@ -40,7 +47,7 @@ static const char set_usage[] =
 	"without CAP_PERFMON in the initial namespace).\n"
 	"\n"
 	"Options:\n"
-	"  -f, --floor FLOOR    set the floor (as well as LEVEL, if given)\n"
+	"  -f, --floor FLOOR    set the host's floor (as well as LEVEL, if given)\n"
 	"  -p, --pid PID        the container of this process (from a pidfd)\n"
 	"  -x, --exact          PID's own user namespace, even nested deeper\n"
 	"  -t, --timeout SECS   give up on the namespace after SECS (default 10)\n"
@@ -195,10 +202,24 @@ int cmd_set(int argc, char **argv)
 	}
 	if (exact && !pid)
 		return usage_error("set", "--exact needs --pid");
+	if (op.write_floor && pid)
+		return usage_error("set",
+				   "--floor takes no --pid: %s, and no other user namespace has one; lock a namespace by raising its level",
+				   HOST_FLOOR_MSG);
 
 	self = userns_self();
 	if (!self)
 		return EXIT_FAIL;
+	if (op.write_floor && !userns_is_initial(self)) {
+		msg("%s; your user namespace (%lu) is not the initial one: nothing changed (lock the namespaces below yours by raising their level)",
+		    HOST_FLOOR_MSG, (unsigned long)self->ino);
+		return EXIT_FAIL;
+	}
+	/* A kernel with the series but not the floor: before the level too. */
+	if (op.write_floor && kernel_per_ns(NULL) > 0 && !kernel_has_floor()) {
+		msg("%s; nothing changed", NO_FLOOR_MSG);
+		return EXIT_FAIL;
+	}
 	if (pid) {
 		ret = pick_target(pid, exact, self, &ns, what, sizeof(what));
 		if (ret)

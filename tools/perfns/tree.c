@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * perfns tree [--json] - every user namespace with its level and floor.
+ * perfns tree [--json] - every user namespace with its level, and the host's
+ * floor.
  *
  * Namespaces come from the pidfd of every process the caller may inspect,
  * and from their parents (NS_GET_PARENT) up to the top of what the caller
@@ -8,8 +9,17 @@
  * Each is known by its inode number in a hash table, with the way to reach
  * it again (a process and how many levels above that process's namespace
  * it is), so that no descriptor is kept per namespace: however many there
- * are, perfns holds a handful at any time. Levels are then read top-down,
- * by entering each namespace (ns_do()); when a child that entered one is
+ * are, perfns holds a few dozen at any time.
+ *
+ * Levels are then read top-down by children that enter the namespaces and
+ * read the global /proc/sys/kernel/perf_event_paranoid there, which shows
+ * the reader's level; never the namespace's own copy under /proc/sys/user,
+ * which is an entry of its own in the dcache for every namespace and would
+ * stay there. A process can only enter a namespace below its own, so one
+ * child reads a whole chain (a namespace, its first child, that one's
+ * first child, ...) and each other branch takes a child of its own: one
+ * per leaf of the tree. Chains that do not depend on each other are read
+ * by a few children at once. When a child that entered a namespace is
  * stopped until the timeout, its descendants (all under the control of
  * whoever stopped it) are not entered. Resource errors end the command
  * with a message and exit status 1; they never drop a namespace silently.
@@ -38,6 +48,7 @@
 #define JSON_PROCS	10
 #define MAX_HOPS	40	/* deeper than the kernel's 32 levels */
 #define TRY_PROCS	8	/* processes tried to reach a namespace again */
+#define MAX_PAR		4	/* children reading chains at once, at most */
 
 /* Why a node has no level beyond what ns_do() said. */
 enum node_state {
@@ -71,6 +82,21 @@ struct node {
 	size_t nkids, kids_cap;
 };
 
+/* A chain to read: the namespace it starts at, and whether to skip it. */
+struct job {
+	long start;
+	bool skip;
+};
+
+/* A chain being read by a child. */
+struct reading {
+	struct chain_run run;
+	long chain[MAX_CHAIN];
+	struct lvl_result res[MAX_CHAIN];
+	int n, m, err;		/* planned, opened, why not all were */
+	bool skip;
+};
+
 struct forest {
 	struct node *nodes;
 	size_t n, cap;
@@ -81,6 +107,9 @@ struct forest {
 	unsigned int hidden;	/* processes whose namespace we may not see */
 	unsigned int timeouts, unreadable, gone;
 	int chain_max;		/* namespaces one child may enter in turn */
+	int par;		/* children at work at once */
+	struct job *jobs;	/* chains waiting to be read (a stack) */
+	size_t njobs, jobs_cap;
 };
 
 static const char tree_usage[] =
@@ -88,10 +117,11 @@ static const char tree_usage[] =
 	"\n"
 	"Show every user namespace on the system as a tree: its id (the\n"
 	"inode of /proc/PID/ns/user), the uid owning it, its depth, the\n"
-	"perf_event_paranoid level in force in it, its floor (what\n"
-	"kernel.perf_event_paranoid_userns reads there: the level a namespace\n"
-	"created in it starts at; where the kernel has it) and a few of its\n"
-	"processes. Namespaces that have no process are found through the\n"
+	"perf_event_paranoid level in force in it and a few of its processes;\n"
+	"the initial namespace's row also shows the host's floor (what\n"
+	"kernel.perf_event_paranoid_userns reads: the level a namespace created\n"
+	"in it starts at; where the kernel has it, and when run from the\n"
+	"initial namespace). Namespaces that have no process are found through the\n"
 	"parents of those that have. Reading a level takes CAP_SYS_ADMIN over\n"
 	"the namespace; where that is missing the row says so. Names that\n"
 	"processes give themselves are printed with every byte that is not\n"
@@ -199,35 +229,21 @@ static void add_proc(struct node *nd, pid_t pid, const char *comm)
 	nd->nprocs++;
 }
 
-/* The process's name, escaped; "?" when it cannot be read. */
-static void read_comm(pid_t pid, char *comm, size_t len)
+/*
+ * From /proc/PID/stat, the one file read per process: whether it is a
+ * kernel thread (they all sit in the initial namespace and only add
+ * noise), and its name, escaped ("?" when it cannot be read). The name is
+ * what lies between the first '(' and the last ')': every field after it
+ * is a number or a state letter, whatever the process named itself.
+ */
+static bool read_stat(pid_t pid, char *comm, size_t len)
 {
-	char path[64], raw[64];
-	ssize_t n;
-	int fd;
-
-	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	n = fd < 0 ? -1 : read(fd, raw, sizeof(raw));
-	if (fd >= 0)
-		close(fd);
-	if (n <= 0) {
-		snprintf(comm, len, "?");
-		return;
-	}
-	if (raw[n - 1] == '\n')	/* the kernel's; the name may hold more */
-		n--;
-	escape_bytes(comm, len, raw, n);
-}
-
-/* Kernel threads all sit in the initial namespace and only add noise. */
-static bool is_kernel_thread(pid_t pid)
-{
-	char path[64], buf[512], *p;
+	char path[64], buf[512], *open_p, *p;
 	unsigned long flags;
 	ssize_t n;
 	int fd, i;
 
+	snprintf(comm, len, "?");
 	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
@@ -238,7 +254,11 @@ static bool is_kernel_thread(pid_t pid)
 		return false;
 	buf[n] = '\0';
 	/* pid (comm) state ppid pgrp session tty_nr tpgid flags ... */
-	p = strrchr(buf, ')');
+	open_p = memchr(buf, '(', n);
+	p = memrchr(buf, ')', n);
+	if (!open_p || !p || p < open_p)
+		return false;
+	escape_bytes(comm, len, open_p + 1, p - open_p - 1);
 	for (i = 0; p && i < 7; i++)
 		p = strchr(p + 1, ' ');
 	if (!p || sscanf(p, "%lu", &flags) != 1)
@@ -269,7 +289,7 @@ static int add_process(struct forest *f, pid_t pid)
 		return errno == ESRCH || errno == EINVAL ? 0 :
 		       fatal("pidfd_open", pid, errno);
 	/* By number, but checked with the pidfd below: this process's. */
-	if (is_kernel_thread(pid)) {
+	if (read_stat(pid, comm, sizeof(comm))) {
 		close(pidfd);
 		return 0;
 	}
@@ -282,7 +302,6 @@ static int add_process(struct forest *f, pid_t pid)
 			return 0;
 		return fatal("its user namespace", pid, -fd);
 	}
-	read_comm(pid, comm, sizeof(comm));
 	/* Still alive: the flags and name read by number were its own. */
 	if (pidfd_send_signal(pidfd, 0, NULL, 0) && errno == ESRCH) {
 		close(pidfd);
@@ -497,20 +516,30 @@ static int open_node(const struct forest *f, long i)
 }
 
 /*
- * How many namespaces one child may enter in turn: their descriptors are
- * open in the parent meanwhile, and twice over in the child while it
- * moves them, so the limit on open files decides (at least 1).
+ * How many namespaces one child may enter in turn, and how many children
+ * read at once. A chain's descriptors are open in the parent while its
+ * child starts, and twice over in the child while it moves them; each
+ * child at work holds two more in the parent (its pidfd and answer pipe),
+ * and in every child started meanwhile until it closes them. So the limit
+ * on open files decides: several children only when each may still enter
+ * the deepest chain there can be, else one (and at least 1 namespace).
  */
-static int chain_max(void)
+static void chain_limits(struct forest *f)
 {
 	struct rlimit rl;
-	long n;
+	long avail, par, n;
 
-	if (getrlimit(RLIMIT_NOFILE, &rl))
-		return 1;
-	n = rl.rlim_cur == RLIM_INFINITY ? MAX_CHAIN :
-	    ((long)rl.rlim_cur - 12) / 2;
-	return n < 1 ? 1 : n > MAX_CHAIN ? MAX_CHAIN : (int)n;
+	if (getrlimit(RLIMIT_NOFILE, &rl)) {
+		f->chain_max = f->par = 1;
+		return;
+	}
+	avail = rl.rlim_cur == RLIM_INFINITY ? 1 << 20 :
+		(long)rl.rlim_cur - 12;
+	par = 1 + (avail - 2L * MAX_CHAIN) / 2;
+	par = par < 1 ? 1 : par > MAX_PAR ? MAX_PAR : par;
+	n = (avail - 2 * (par - 1)) / 2;
+	f->chain_max = n < 1 ? 1 : n > MAX_CHAIN ? MAX_CHAIN : (int)n;
+	f->par = (int)par;
 }
 
 static bool is_self(const struct forest *f, long i)
@@ -554,82 +583,175 @@ static int open_chain(const struct forest *f, const long *chain, int n,
 	return n;
 }
 
-/*
- * Read the levels of the chain that starts at @start (it, its first
- * child, that one's first child, ... up to what one child may enter)
- * with one child, then every other subtree hanging from the chain. A
- * namespace whose child timed out or was killed takes its subtree with it:
- * whoever did that controls everything below.
- */
-static void read_chain(struct forest *f, long start, bool skip)
+/* Read the subtree at @start later (skipping it, with @skip). */
+static void push_job(struct forest *f, long start, bool skip)
 {
-	struct lvl_op op = { .read_floor = true };
-	struct lvl_result res[MAX_CHAIN];
-	int fds[MAX_CHAIN], n = 0, m, k, err = 0;
-	long chain[MAX_CHAIN], x = start;
-	struct node *nd;
-	size_t j;
-
-	if (is_self(f, start)) {
-		ns_do(f->self, &op, &f->nodes[start].lvl);
-		for (j = 0; j < f->nodes[start].nkids; j++)
-			read_chain(f, f->nodes[start].kids[j], skip);
-		return;
+	if (f->njobs == f->jobs_cap) {
+		f->jobs_cap = f->jobs_cap ? f->jobs_cap * 2 : 64;
+		f->jobs = xrealloc(f->jobs, f->jobs_cap * sizeof(*f->jobs));
 	}
-	chain[n++] = x;
-	while (n < f->chain_max && f->nodes[x].nkids &&
+	f->jobs[f->njobs++] = (struct job){ .start = start, .skip = skip };
+}
+
+/* Every child of @nd but the first @from, to be read after it. */
+static void push_kids(struct forest *f, const struct node *nd, size_t from,
+		      bool skip)
+{
+	size_t j = nd->nkids;
+
+	/* Last first: the stack gives them back in order. */
+	while (j-- > from)
+		push_job(f, nd->kids[j], skip);
+}
+
+/*
+ * Start on the chain that begins at @job's namespace: it, its first child,
+ * that one's first child, ... up to what one child may enter, reached
+ * again and handed to a child that enters them in turn. Returns true when
+ * that child is at work; false when the chain is done already (skipped,
+ * not reachable, or no child could start: @rd says which).
+ */
+static bool start_chain(struct forest *f, const struct job *job,
+			struct reading *rd)
+{
+	int fds[MAX_CHAIN], k;
+	long x = job->start;
+	bool started = false;
+
+	rd->n = rd->m = rd->err = 0;
+	rd->skip = job->skip;
+	rd->chain[rd->n++] = x;
+	while (rd->n < f->chain_max && f->nodes[x].nkids &&
 	       !is_self(f, f->nodes[x].kids[0])) {
 		x = f->nodes[x].kids[0];
-		chain[n++] = x;
+		rd->chain[rd->n++] = x;
 	}
+	if (rd->skip)
+		return false;
+	rd->m = open_chain(f, rd->chain, rd->n, fds, &rd->err);
+	if (rd->m)
+		started = !chain_start(&rd->run, fds, rd->m,
+				       &(struct lvl_op){ 0 }, rd->res);
+	for (k = 0; k < rd->m; k++)
+		close(fds[k]);
+	return started;
+}
 
-	m = skip ? 0 : open_chain(f, chain, n, fds, &err);
-	if (m) {
-		ns_chain(fds, m, &op, res);
-		for (k = 0; k < m; k++) {
-			close(fds[k]);
-			f->nodes[chain[k]].lvl = res[k];
-		}
-	}
-	if (m < n) {
+/*
+ * A chain is done: its levels into the nodes, and every other subtree that
+ * hangs from it pushed to be read. A namespace whose child timed out or
+ * was killed takes its subtree with it: whoever did that controls
+ * everything below.
+ */
+static void end_chain(struct forest *f, struct reading *rd)
+{
+	bool skip = rd->skip;
+	struct node *nd;
+	int k;
+
+	for (k = 0; k < rd->m; k++)
+		f->nodes[rd->chain[k]].lvl = rd->res[k];
+	if (rd->m < rd->n) {
 		/* chain[m] could not be reached; what is below is retried */
-		nd = &f->nodes[chain[m]];
+		nd = &f->nodes[rd->chain[rd->m]];
 		if (skip) {
 			nd->state = NODE_SKIPPED;
-		} else if (err == ESRCH) {
+		} else if (rd->err == ESRCH) {
 			nd->state = NODE_GONE;
 			f->gone++;
 		} else {
 			nd->state = NODE_ERROR;
-			nd->err = err;
+			nd->err = rd->err;
 			f->unreadable++;
 		}
 	}
 
-	for (k = 0; k < n; k++) {
-		nd = &f->nodes[chain[k]];
-		if (k > m || (k == m && m < n && skip)) {
+	for (k = 0; k < rd->n; k++) {
+		nd = &f->nodes[rd->chain[k]];
+		if (k > rd->m || (k == rd->m && rd->m < rd->n && skip)) {
 			nd->state = NODE_SKIPPED;
-		} else if (k < m && nd->lvl.stage == LVL_TIMEOUT) {
+		} else if (k < rd->m && nd->lvl.stage == LVL_TIMEOUT) {
 			f->timeouts++;
-		} else if (k < m && nd->lvl.stage != LVL_OK &&
+		} else if (k < rd->m && nd->lvl.stage != LVL_OK &&
 			   nd->lvl.stage != LVL_SKIPPED &&
 			   !(nd->lvl.stage == LVL_SETNS && nd->lvl.err == EPERM)) {
 			f->unreadable++;
 		}
-		if (k < m && (nd->lvl.stage == LVL_TIMEOUT ||
-			      nd->lvl.stage == LVL_SKIPPED ||
-			      nd->lvl.stage == LVL_CHILD))
+		if (k < rd->m && (nd->lvl.stage == LVL_TIMEOUT ||
+				  nd->lvl.stage == LVL_SKIPPED ||
+				  nd->lvl.stage == LVL_CHILD))
 			skip = true;
-		if (k == m && m < n) {
+		if (k == rd->m && rd->m < rd->n) {
 			/* Start again below the one that could not be had. */
-			for (j = 0; j < nd->nkids; j++)
-				read_chain(f, nd->kids[j], skip);
+			push_kids(f, nd, 0, skip);
 			break;
 		}
-		for (j = k + 1 < n ? 1 : 0; j < nd->nkids; j++)
-			read_chain(f, nd->kids[j], skip);
+		push_kids(f, nd, k + 1 < rd->n ? 1 : 0, skip);
 	}
+}
+
+/*
+ * Read every level below @roots, top-down, with up to f->par children at
+ * work at once on chains that do not depend on each other: a chain is
+ * started only once the chain above it is done, so that a subtree whose
+ * top timed out is never entered. Children that answered everything are
+ * not waited for; they are reaped at the end.
+ */
+static void read_levels(struct forest *f, const long *roots, size_t nroots)
+{
+	struct lvl_op self_op = { .read_floor = userns_is_initial(f->self) };
+	struct reading *rd = xrealloc(NULL, f->par * sizeof(*rd));
+	struct pollfd *pf = xrealloc(NULL, 2 * f->par * sizeof(*pf));
+	long long deadline, left;
+	int nrun = 0, i, k;
+	struct job job;
+	size_t r;
+
+	for (r = nroots; r-- > 0;)
+		push_job(f, roots[r], false);
+	while (f->njobs || nrun) {
+		while (f->njobs && nrun < f->par) {
+			job = f->jobs[--f->njobs];
+			if (is_self(f, job.start)) {
+				/* Your own, in place; the floor is read here. */
+				ns_do(f->self, &self_op,
+				      &f->nodes[job.start].lvl);
+				push_kids(f, &f->nodes[job.start], 0, job.skip);
+				continue;
+			}
+			if (start_chain(f, &job, &rd[nrun]))
+				nrun++;
+			else
+				end_chain(f, &rd[nrun]);
+		}
+		if (!nrun)
+			continue;
+
+		deadline = chain_pollfds(&rd[0].run, &pf[0]);
+		for (i = 1; i < nrun; i++)
+			if (chain_pollfds(&rd[i].run, &pf[2 * i]) < deadline)
+				deadline = rd[i].run.deadline;
+		left = deadline - now_ms();
+		k = left <= 0 ? 0 : poll(pf, 2 * nrun, (int)left);
+		if (k < 0 && errno != EINTR)
+			k = 0;	/* every chain checks its own deadline */
+		if (k < 0)
+			continue;
+		for (i = nrun - 1; i >= 0; i--) {
+			if (!chain_poll(&rd[i].run, &pf[2 * i]))
+				continue;
+			chain_end(&rd[i].run, true);
+			end_chain(f, &rd[i]);
+			if (i != --nrun) {
+				rd[i] = rd[nrun];
+				rd[i].run.res = rd[i].res;
+			}
+		}
+		chain_reap_deferred(false);
+	}
+	chain_reap_deferred(true);
+	free(rd);
+	free(pf);
 }
 
 static void set_depths(struct forest *f, long i, int depth)
@@ -703,9 +825,9 @@ static void print_node(const struct forest *f, long i, const char *prefix,
 	problem = level_problem(nd, why, sizeof(why));
 	if (!problem) {
 		printf("  level: %d", nd->lvl.level);
-		if (has_floor > 0 && nd->lvl.have_floor)
+		if (init && self && has_floor > 0 && nd->lvl.have_floor)
 			printf("  floor: %d", nd->lvl.floor);
-		else if (has_floor > 0)
+		else if (init && self && has_floor > 0)
 			printf("  floor: ?");
 	} else {
 		printf("  level: %s", problem);
@@ -826,7 +948,7 @@ int cmd_tree(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct forest f = { 0 };
-	int c, per_ns, ret, has_floor = -1;
+	int c, per_ns, ret, has_floor;
 	size_t i, nroots = 0;
 	bool json = false;
 	long *roots;
@@ -851,7 +973,7 @@ int cmd_tree(int argc, char **argv)
 	f.self = userns_self();
 	if (!f.self)
 		return EXIT_FAIL;
-	f.chain_max = chain_max();
+	chain_limits(&f);
 	if (collect_processes(&f))
 		return EXIT_FAIL;
 	link_parents(&f);
@@ -861,20 +983,11 @@ int cmd_tree(int argc, char **argv)
 		if (f.nodes[i].parent < 0)
 			roots[nroots++] = i;
 	sort_all(&f, roots, nroots);
-	for (i = 0; i < nroots; i++) {
+	for (i = 0; i < nroots; i++)
 		set_depths(&f, roots[i], 0);
-		read_chain(&f, roots[i], false);
-	}
+	read_levels(&f, roots, nroots);
 	per_ns = kernel_per_ns(NULL);
-	for (i = 0; i < f.n; i++) {
-		if (f.nodes[i].state != NODE_READ ||
-		    f.nodes[i].lvl.stage != LVL_OK)
-			continue;
-		if (f.nodes[i].lvl.have_floor)
-			has_floor = 1;
-		else if (f.nodes[i].lvl.no_floor && has_floor < 0)
-			has_floor = 0;
-	}
+	has_floor = kernel_has_floor();
 
 	if (json) {
 		ret = print_json(&f, roots, nroots, per_ns, has_floor);
@@ -907,6 +1020,7 @@ int cmd_tree(int argc, char **argv)
 	}
 	free(f.nodes);
 	free(f.hash);
+	free(f.jobs);
 	free(roots);
 	return ret;
 }

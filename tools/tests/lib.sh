@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
-# tools/tests/lib.sh - sourced by tools/tests/run and run-baseline.
+# tools/tests/lib.sh - sourced by tools/tests/run, run-baseline and run-scale.
 #
 # TAP lines "ok N - name" / "not ok N - name", diagnostics as "# ...", and
 # at the end "STAGE: N passed, M failed[, K skipped]".
@@ -13,8 +13,11 @@ top=$(cd "$here/../.." && pwd)
 P=${PERFNS_BIN:-$top/build/bin/perfns}
 # The hostile tenant's helper (tools/tests/tenant.c, built by make tools).
 TENANT=${PERFNS_TENANT:-$(dirname "$(dirname "$P")")/tools/tests/tenant}
+# The host's floor; the global level file (in a namespace other than the
+# initial one it reads the reader's level); each namespace's own copy.
 FLOOR_FILE=/proc/sys/kernel/perf_event_paranoid_userns
 FILE=/proc/sys/kernel/perf_event_paranoid
+USER_FILE=/proc/sys/user/perf_event_paranoid
 PY=/usr/bin/python3
 TEST_UID=${TEST_UID:-1000}
 as_user=(setpriv --reuid="$TEST_UID" --regid="$TEST_UID" --clear-groups --)
@@ -219,8 +222,9 @@ wait_line() {
 	return 1
 }
 
-# fl LEVEL: the floor column of a tree row when the kernel has the floor
-# (with no floor set anywhere the floor file reads the level in force)
+# fl LEVEL: the floor column of the initial namespace's tree row (the only
+# row that has one) when the kernel has the floor (with no floor set the
+# floor file reads the host's level)
 fl() {
 	[ -z "${HAVE_FLOOR:-}" ] || printf '  floor: %s' "$1"
 }

@@ -18,7 +18,9 @@
  *   tenant farm NPROC DEPTH
  *	Start NPROC processes, each at the bottom of a chain of DEPTH user
  *	namespaces of its own; print every namespace's inode number, then
- *	"ready", and wait (all of them die with it).
+ *	"ready", and wait (all of them die with it). On SIGUSR1 each process
+ *	reads its namespace's own /proc/sys/user/perf_event_paranoid, and
+ *	prints "read LEVEL" (or "read -" when it cannot).
  *   tenant spawn-at PID CMD [ARG...]
  *	Run CMD as process PID (clone3 set_tid): a pid reused on purpose.
  *   tenant no-pidfd-ns CMD [ARG...]
@@ -237,6 +239,43 @@ static void unshare_mapped(void)
 		die("unshare a mapped user namespace");
 }
 
+static volatile sig_atomic_t read_user_copy;
+
+static void on_usr1_read(int sig)
+{
+	(void)sig;
+	read_user_copy = 1;
+}
+
+/* A farm process's own namespace's user.perf_event_paranoid, as asked. */
+static void farm_wait(void)
+{
+	char buf[32], line[48];
+	sigset_t usr1, old;
+	ssize_t n;
+	int fd;
+
+	sigemptyset(&usr1);
+	sigaddset(&usr1, SIGUSR1);
+	sigprocmask(SIG_BLOCK, &usr1, &old);
+	for (;;) {
+		while (!read_user_copy)
+			sigsuspend(&old);
+		read_user_copy = 0;
+		fd = open("/proc/sys/user/perf_event_paranoid",
+			  O_RDONLY | O_CLOEXEC);
+		n = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
+		if (fd >= 0)
+			close(fd);
+		if (n > 0 && buf[n - 1] == '\n')
+			n--;
+		buf[n > 0 ? n : 0] = '\0';
+		snprintf(line, sizeof(line), "read %s\n", n > 0 ? buf : "-");
+		if (write(1, line, strlen(line)) < 0)
+			_exit(1);
+	}
+}
+
 static int cmd_farm(int argc, char **argv)
 {
 	int nproc, depth, i, d, p[2];
@@ -260,6 +299,7 @@ static int cmd_farm(int argc, char **argv)
 		if (pid)
 			continue;
 		close(p[0]);
+		signal(SIGUSR1, on_usr1_read);
 		if (prctl(PR_SET_PDEATHSIG, SIGKILL) || getppid() != parent)
 			_exit(1);
 		for (d = 0; d < depth; d++) {
@@ -269,8 +309,7 @@ static int cmd_farm(int argc, char **argv)
 				_exit(1);
 		}
 		close(p[1]);
-		for (;;)
-			pause();
+		farm_wait();
 	}
 	close(p[1]);
 	in = fdopen(p[0], "r");
