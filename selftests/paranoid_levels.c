@@ -199,22 +199,34 @@ static void sibling_containers_are_independent(void **state)
  * was opened in: the same path opened in three namespaces and read here on
  * the host gives three values.
  */
+/*
+ * A container at 3 and a namespace nested in it at 4; @path opened for
+ * reading on the host (*hfd), in the container (*cfd) and in the nested
+ * namespace (*nfd).
+ */
+static void open_in_three(struct fixture *f, const char *path,
+			  struct agent **c, struct agent **n,
+			  int *hfd, int *cfd, int *nfd)
+{
+	*c = fixture_add(f, container_new());
+	*n = fixture_add(f, nested_new(*c));
+	set_level(*c, 3);
+	set_level(*n, 4);
+
+	*hfd = fixture_fd(f, open(path, O_RDONLY | O_CLOEXEC));
+	assert_ret(open_path_as(*c, AS_ROOT, path, O_RDONLY, cfd), 0);
+	fixture_fd(f, *cfd);
+	assert_ret(open_path_as(*n, AS_ROOT, path, O_RDONLY, nfd), 0);
+	fixture_fd(f, *nfd);
+}
+
 static void user_file_shows_level_of_ns_it_was_opened_in(void **state)
 {
 	struct fixture *f = *state;
 	struct agent *c, *n;
 	int hfd, cfd, nfd;
 
-	c = fixture_add(f, container_new());
-	n = fixture_add(f, nested_new(c));
-	set_level(c, 3);
-	set_level(n, 4);
-
-	hfd = fixture_fd(f, open(USER_PATH, O_RDONLY | O_CLOEXEC));
-	assert_ret(open_path_as(c, AS_ROOT, USER_PATH, O_RDONLY, &cfd), 0);
-	fixture_fd(f, cfd);
-	assert_ret(open_path_as(n, AS_ROOT, USER_PATH, O_RDONLY, &nfd), 0);
-	fixture_fd(f, nfd);
+	open_in_three(f, USER_PATH, &c, &n, &hfd, &cfd, &nfd);
 	assert_ret(fd_read_level(hfd), 2);
 	assert_ret(fd_read_level(cfd), 3);
 	assert_ret(fd_read_level(nfd), 4);
@@ -241,16 +253,7 @@ static void kernel_file_shows_level_of_its_reader(void **state)
 	struct out out;
 	int hfd, cfd, nfd;
 
-	c = fixture_add(f, container_new());
-	n = fixture_add(f, nested_new(c));
-	set_level(c, 3);
-	set_level(n, 4);
-
-	hfd = fixture_fd(f, open(PARANOID_PATH, O_RDONLY | O_CLOEXEC));
-	assert_ret(open_path_as(c, AS_ROOT, PARANOID_PATH, O_RDONLY, &cfd), 0);
-	fixture_fd(f, cfd);
-	assert_ret(open_path_as(n, AS_ROOT, PARANOID_PATH, O_RDONLY, &nfd), 0);
-	fixture_fd(f, nfd);
+	open_in_three(f, PARANOID_PATH, &c, &n, &hfd, &cfd, &nfd);
 	assert_ret(fd_read_level(hfd), 2);
 	assert_ret(fd_read_level(cfd), 2);
 	assert_ret(fd_read_level(nfd), 2);
