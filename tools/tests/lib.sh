@@ -229,6 +229,22 @@ fl() {
 	[ -z "${HAVE_FLOOR:-}" ] || printf '  floor: %s' "$1"
 }
 
+# stop_farm PID: kill the tenant's farm and wait until its processes (which
+# die with it) are reaped, so that what lists namespaces next does not catch
+# some of them on their way out.
+stop_farm() {
+	local farm=$1 kids p i
+	kids=$(pgrep -P "$farm")
+	kill "$farm"
+	wait "$farm" 2>/dev/null
+	for p in $kids; do
+		for ((i = 0; i < 600; i++)); do
+			[ -e "/proc/$p" ] || break
+			sleep 0.05
+		done
+	done
+}
+
 # farm_tree NPROC DEPTH [text]: NPROC tenant processes, each at the bottom
 # of a chain of DEPTH user namespaces of its own, listed by inode number by
 # the tenant's helper; tree (--json, and the text with "text") must list
@@ -292,7 +308,6 @@ assert want <= set(rows), len(want - set(rows))
 assert len(rows) == len(set(rows))
 ' "$T/farmtree"
 	fi
-	kill "$farm"
-	wait "$farm" 2>/dev/null
+	stop_farm "$farm"
 	echo "$maxns" >/proc/sys/user/max_user_namespaces
 }
