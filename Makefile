@@ -11,7 +11,7 @@ BUILD := $(TOP)/build
 
 .PHONY: all deps kernel baseline-kernel debug-kernel export-patches \
 	series-check selftests tools install demo check check-debug bench \
-	check-matrix check-kcsan admin-guide bench-lookups \
+	check-matrix check-kcsan admin-guide bench-lookups soak \
 	clean help
 
 all: kernel selftests tools
@@ -74,6 +74,13 @@ check-kcsan: deps
 
 bench: deps
 	@vm/bench/bench
+
+# A fuzzing (trinity) and stress (stress-ng) soak of a locked tenant on the
+# debug kernel, with figures (vm/soak/soak); make soak SOAK_MINUTES=60 for
+# the long one.
+SOAK_MINUTES ?= 10
+soak: deps
+	@vm/soak/soak --minutes $(SOAK_MINUTES)
 
 # What looking the level up once in perf_event_open() saves
 # (docs/benchmarks.md)
