@@ -2,7 +2,7 @@
 # selftests/runtimes/lib.sh - containers from a busybox-static root file
 # system, for real runtimes in the guest. Sourced (after vm/lib.sh) by
 # selftests/runtimes/run and reach, the demo's runtime act (vm/demo/demo-guest) and
-# the admin guide's runtime transcripts (docs/admin-guide-session):
+# the admin guide's runtime transcripts (docs/admin-guide-transcript):
 #
 #   R=DIR (optional, default a mktemp directory under /tmp) . lib.sh
 #   make_rootfs                  $R/base and one copy per owner, $R/rootfs-UID
