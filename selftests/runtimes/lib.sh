@@ -60,7 +60,9 @@ rt_cleanup() {
 	# kept): end it so that the guest can finish.
 	pkill -KILL -u "$U" 2>/dev/null
 	for m in /etc/subgid /etc/subuid /etc/group /etc/passwd; do
-		mountpoint -q "$m" && umount "$m"
+		while mountpoint -q "$m"; do
+			umount "$m" || break
+		done
 	done
 }
 
@@ -145,6 +147,8 @@ new_case() {
 	C=$R/$1 OUT=$R/$1/out ROOTFS=$R/rootfs-$2 T_CASE=$SECONDS
 	K=()
 	mkdir -p -m 777 "$OUT" "$C/bundle"
+	# A report left by an earlier run in the same R= must not count.
+	rm -f "$OUT/probe" "$OUT/probe.tmp" "$OUT/perf"
 }
 
 # wait_probe: wait until the container's probe is done; K holds its report.
@@ -406,7 +410,7 @@ refused() {
 # with no capability, is refused before the kernel's rule is reached: its
 # case names what it expects.
 locked() {
-	local name=$1 uid=${2:-0} pat=${3:-} ino lvl flr perf hostperf lowered
+	local name=$1 uid=${2:-0} pat=${3:-} ino lvl flr perf hostperf lowered who
 	ino=${K[userns]:-?}
 	if [ "${K[uid]:-}" = "$uid" ] && [[ $ino =~ ^[0-9]+$ ]] &&
 	   [ "$ino" != "$HOST_NS" ]; then
@@ -436,12 +440,14 @@ locked() {
 		[[ ${K[lower]:-} == @($pat) ]]
 	fi
 	lowered=$?
+	who="the container's root"
+	[ "$uid" = 0 ] || who="uid $uid inside"
 	if [ $lowered = 0 ] && [ "${K[after]:-}" = 3 ] &&
 	   [ "${K[uafter]:-}" = 3 ]; then
-		ok "$name: the container's root cannot lower user.perf_event_paranoid (${K[lower]}, still 3)"
+		ok "$name: $who cannot lower user.perf_event_paranoid (${K[lower]}, still 3)"
 	else
-		notok "$name: the container's root cannot lower user.perf_event_paranoid (${pat:-EPERM}, still 3)" \
-			"writing $(( ${K[level]:-0} - 1 )): ${K[lower]:-?}, level after: ${K[after]:-?} (user.: ${K[uafter]:-?})" \
+		notok "$name: $who cannot lower user.perf_event_paranoid (${pat:-EPERM}, still 3)" \
+			"writing below ${K[level]:-?}: ${K[lower]:-?}, level after: ${K[after]:-?} (user.: ${K[uafter]:-?})" \
 			"${K[remount]:+remounting /proc/sys rw failed}"
 	fi
 	# The host's files, written from inside: the host's level and its
