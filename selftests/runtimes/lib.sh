@@ -330,6 +330,21 @@ podman_end() {
 # ---- cases and what they check (the suite and selftests/runtimes/reach) ----
 
 # only=(CASE...): the cases to run, all if empty.
+
+# only_known SUITE CASE...: every name in only=() is one of CASE...; else a
+# failed test naming the cases, SUITE's count line, and exit (a misspelt
+# case would otherwise run nothing and pass).
+only_known() {
+	local suite=$1 c
+	shift
+	for c in "${only[@]}"; do
+		[[ " $* " == *" $c "* ]] && continue
+		notok "case $c exists" "the cases: $*"
+		finish "$suite"
+		exit 1
+	done
+}
+
 want() { # CASE: true if CASE is to run
 	local c
 	[ ${#only[@]} -eq 0 ] && return 0
