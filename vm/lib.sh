@@ -28,6 +28,12 @@
 #   wait_started PID COMM [TIMEOUT]
 #                           wait until PID has exec'ed COMM (default 10 s);
 #                           false if it died or did not get there
+# kmemleak (a guest booted from build/bzImage-debug)
+#   KMEMLEAK                its debugfs file
+#   kmemleak_forget         scan, then forget what was found (boot's leaks)
+#   kmemleak_report         wait out kmemleak's minimum object age, scan
+#                           twice, print the report ("unreferenced object"
+#                           records; empty if none)
 
 tap_n=0 tap_pass=0 tap_fail=0 tap_skip=0
 
@@ -99,4 +105,22 @@ wait_started() {
 		tries=$((tries - 1))
 	done
 	return 1
+}
+
+KMEMLEAK=/sys/kernel/debug/kmemleak
+
+kmemleak_forget() {
+	echo scan >"$KMEMLEAK"
+	echo clear >"$KMEMLEAK"
+}
+
+kmemleak_report() {
+	# kmemleak ignores objects younger than 5 s; objects freed from a
+	# workqueue (user namespaces) get a moment more. A second scan
+	# confirms what the first found.
+	sleep 7
+	echo scan >"$KMEMLEAK"
+	sleep 1
+	echo scan >"$KMEMLEAK"
+	cat "$KMEMLEAK"
 }
