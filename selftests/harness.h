@@ -36,6 +36,7 @@
 #define USER_PATH	"/proc/sys/user/perf_event_paranoid"
 #define FLOOR_PATH	"/proc/sys/kernel/perf_event_paranoid_userns"
 #define KPTR_PATH	"/proc/sys/kernel/kptr_restrict"
+
 #define HOST_LEVEL	2	/* the boot default, restored after each test */
 
 /*

@@ -33,6 +33,27 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include <sys/ioctl.h>
+
+/*
+ * The perf_event_paranoid grant ioctls of a user namespace descriptor
+ * (<linux/nsfs.h> of a kernel with the series; Debian 12's headers predate
+ * them).
+ */
+#include <linux/nsfs.h>
+#ifndef NS_PERF_PARANOID_GET
+struct ns_perf_paranoid {
+	int32_t level;
+	int32_t own;
+	uint32_t flags;
+	uint32_t __reserved;
+};
+
+#define NS_PERF_PARANOID_ANCHORED	(1U << 0)
+#define NS_PERF_PARANOID_GET	_IOR(NSIO, 0x20, struct ns_perf_paranoid)
+#define NS_PERF_PARANOID_GRANT	_IOW(NSIO, 0x21, struct ns_perf_paranoid)
+#define NS_PERF_PARANOID_REVOKE	_IO(NSIO, 0x22)
+#endif
 
 /* Rootless containers map their uid/gid 0..65535 to 100000..165535. */
 #define ROOTLESS_BASE	100000

@@ -17,7 +17,8 @@ static const char get_usage[] =
 	"host's floor, kernel.perf_event_paranoid_userns, reads instead: the\n"
 	"level a user namespace created in the initial one starts at. Only the\n"
 	"initial user namespace has a floor, so --floor is run from there and\n"
-	"takes no --pid.\n"
+	"takes no --pid. A namespace the host granted a level (perfns grant)\n"
+	"is noted on standard error.\n"
 	"\n"
 	"Options:\n"
 	"  -p, --pid PID        the user namespace PID is in (from a pidfd)\n"
@@ -40,6 +41,8 @@ int cmd_get(int argc, char **argv)
 	const struct userns *self;
 	struct lvl_result res;
 	struct userns ns = { .fd = -1 };
+	struct ns_perf_paranoid grant;
+	bool granted;
 	pid_t pid = 0;
 	int c, ret;
 
@@ -81,6 +84,8 @@ int cmd_get(int argc, char **argv)
 		ns = *self;
 	}
 	ns_do(&ns, &op, &res);
+	granted = !op.read_floor && !userns_perf_get(&ns, &grant) &&
+		  (grant.flags & NS_PERF_PARANOID_ANCHORED);
 	userns_close(&ns);
 	if (res.stage != LVL_OK)
 		return report_level_error(&ns, &res, &op);
@@ -90,6 +95,9 @@ int cmd_get(int argc, char **argv)
 	}
 
 	printf("%d\n", op.read_floor ? res.floor : res.level);
+	if (granted)
+		msg("note: %s is granted level %d by the host: the host's level and floor do not apply to it",
+		    pid ? ns.name : "your user namespace", grant.own);
 	if (pid && !userns_is_self(&ns) && !kernel_per_ns(NULL))
 		msg("note: this kernel has no per-namespace perf_event_paranoid; %d is the global level",
 		    res.level);

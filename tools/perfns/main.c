@@ -17,6 +17,9 @@ static const struct {
 	{ "set", cmd_set, "raise the level of a running user namespace" },
 	{ "run", cmd_run, "run a command in a new user namespace at a level" },
 	{ "tree", cmd_tree, "show every user namespace with its level" },
+	{ "grant", cmd_grant,
+	  "let one user namespace profile below the host's level" },
+	{ "revoke", cmd_revoke, "take a grant back" },
 	{ "oci-hook", cmd_oci_hook,
 	  "OCI runtime hook: lock a container's user namespace" },
 };

@@ -281,6 +281,16 @@ void userns_close(struct userns *ns)
 }
 
 /*
+ * The level in force in @ns, its own level and whether the host granted it
+ * (NS_PERF_PARANOID_GET): 0, or -errno (-ENOTTY: a kernel without grants).
+ */
+int userns_perf_get(const struct userns *ns, struct ns_perf_paranoid *p)
+{
+	memset(p, 0, sizeof(*p));
+	return ioctl(ns->fd, NS_PERF_PARANOID_GET, p) ? -errno : 0;
+}
+
+/*
  * How many levels @ns is below @top (NS_GET_PARENT, step by step): 0 when it
  * is @top, -EPERM when it is not below it (the walk reached the top of what
  * the caller may see), or another -errno. With @below, the namespace on the
@@ -334,6 +344,67 @@ out:
 	if (prev >= 0)
 		close(prev);
 	return err;
+}
+
+/*
+ * The namespace that --pid @pid names for @cmd (set, grant): the container
+ * @pid is in, i.e. the user namespace directly below @self on the way up
+ * from @pid's own, or with @exact @pid's own. Filled into @target with a
+ * name for messages and a description for the line printed (@what).
+ */
+int userns_container_of(const char *cmd, pid_t pid, bool exact,
+			const struct userns *self, struct userns *target,
+			char *what, size_t len)
+{
+	struct userns pns = { .fd = -1 }, below = { .fd = -1 };
+	int depth, ret;
+
+	ret = userns_of_pid(pid, &pns);
+	if (ret)
+		return ret;
+	depth = userns_depth_below(&pns, self, exact ? NULL : &below);
+	if (depth == 0) {
+		msg("pid %d is in your own user namespace (%lu); refusing to change it through --pid%s",
+		    (int)pid, (unsigned long)self->ino,
+		    strcmp(cmd, "set") ? "" :
+		    " (run 'perfns set' without --pid to change your own)");
+		goto fail;
+	}
+	if (depth == -EPERM) {
+		msg("the user namespace of pid %d (%lu) is not below yours (%lu); refusing",
+		    (int)pid, (unsigned long)pns.ino,
+		    (unsigned long)self->ino);
+		goto fail;
+	}
+	if (depth < 0) {
+		msg("cannot walk up from the user namespace of pid %d (%lu) to yours: %s",
+		    (int)pid, (unsigned long)pns.ino, strerror(-depth));
+		goto fail;
+	}
+	if (depth == 1 || exact) {
+		*target = pns;
+		userns_close(&below);
+		snprintf(what, len,
+			 "user namespace %lu, pid %d's own, %s%s",
+			 (unsigned long)pns.ino, (int)pid,
+			 depth == 1 ? "directly below yours" : "nested below yours",
+			 depth == 1 ? "" : " (--exact)");
+		return 0;
+	}
+	*target = below;
+	snprintf(target->name, sizeof(target->name),
+		 "user namespace %lu (the container of pid %d)",
+		 (unsigned long)below.ino, (int)pid);
+	snprintf(what, len,
+		 "user namespace %lu, the container of pid %d: directly below yours, pid %d's own %lu is nested %d levels below yours",
+		 (unsigned long)below.ino, (int)pid, (int)pid,
+		 (unsigned long)pns.ino, depth);
+	userns_close(&pns);
+	return 0;
+fail:
+	userns_close(&pns);
+	userns_close(&below);
+	return EXIT_FAIL;
 }
 
 bool have_cap_sys_admin(void)

@@ -19,6 +19,13 @@
  *    H, which is below the host's and holds only that user's containers;
  *  - C is H and H is the initial namespace, or C not below H: refused.
  * The initial user namespace is never written.
+ *
+ * With --grant LEVEL instead, the hook grants the container's namespace
+ * LEVEL (perfns grant): for the one container the host's hook
+ * configuration picks, e.g. a hooks.d entry matched on an annotation the
+ * admin controls. A grant takes CAP_SYS_ADMIN in the initial namespace, so
+ * a hook that does not run there refuses, and so does a container that
+ * shares the hook's namespace.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -31,7 +38,8 @@
 #include "perfns.h"
 
 static const char hook_usage[] =
-	"Usage: perfns oci-hook --level LEVEL [--timeout SECONDS] < STATE\n"
+	"Usage: perfns oci-hook (--level LEVEL | --grant LEVEL)\n"
+	"                       [--timeout SECONDS] < STATE\n"
 	"\n"
 	"OCI runtime hook (createRuntime, or prestart): read the container's\n"
 	"state JSON on stdin and raise the container's user namespace to LEVEL:\n"
@@ -43,8 +51,15 @@ static const char hook_usage[] =
 	"process is gone, the hook's own namespace cannot be told for sure, or\n"
 	"raising would raise the initial user namespace (the host).\n"
 	"\n"
+	"With --grant LEVEL, grant the container's user namespace LEVEL instead\n"
+	"(see perfns grant): the host's level and floor no longer apply to it.\n"
+	"Only for a hook the host's configuration runs for chosen containers;\n"
+	"it must run as root in the initial user namespace, and the container\n"
+	"must have a user namespace of its own.\n"
+	"\n"
 	"Options:\n"
 	"  -l, --level LEVEL    the level: -1, 0, 1, 2 or 3 (3: perf off)\n"
+	"  -g, --grant LEVEL    grant LEVEL (at least grant_min, 2 by default)\n"
 	"  -t, --timeout SECS   give up on the namespace after SECS (default 10)\n"
 	"  -h, --help           show this help\n"
 	"\n"
@@ -99,6 +114,7 @@ int cmd_oci_hook(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "level", required_argument, NULL, 'l' },
+		{ "grant", required_argument, NULL, 'g' },
 		{ "timeout", required_argument, NULL, 't' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -106,7 +122,7 @@ int cmd_oci_hook(int argc, char **argv)
 	struct userns cns = { .fd = -1 }, target = { .fd = -1 };
 	const struct userns *self;
 	struct lvl_op op = { .write_level = true };
-	bool have_level = false;
+	bool have_level = false, grant = false;
 	struct lvl_result res;
 	char id[100], why[512];
 	int c, ret, depth;
@@ -114,13 +130,24 @@ int cmd_oci_hook(int argc, char **argv)
 	pid_t pid;
 
 	optind = 1;
-	while ((c = subcmd_getopt("oci-hook", hook_usage, ":l:t:h", opts,
+	while ((c = subcmd_getopt("oci-hook", hook_usage, ":l:g:t:h", opts,
 				  argc, argv, &ret)) > 0) {
-		if (c == 'l') {
+		switch (c) {
+		case 'g':
+			grant = true;
+			fallthrough;
+		case 'l':
+			if (have_level)
+				return usage_error("oci-hook",
+						   "give one --level or --grant");
 			ret = parse_level_arg("oci-hook", optarg, &op.level);
 			have_level = true;
-		} else {
+			break;
+		case 't':
 			ret = parse_timeout_arg("oci-hook", optarg);
+			break;
+		default:
+			ret = usage_error("oci-hook", "unknown option");
 		}
 		if (ret)
 			return ret;
@@ -131,12 +158,17 @@ int cmd_oci_hook(int argc, char **argv)
 		return usage_error("oci-hook", "unexpected argument '%s'",
 				   argv[optind]);
 	if (!have_level)
-		return usage_error("oci-hook", "no --level given");
+		return usage_error("oci-hook", "no --level or --grant given");
 
 	/* The hook's own namespace first: no guess later. */
 	self = userns_self();
 	if (!self)
 		return EXIT_FAIL;
+	if (grant && !userns_is_initial(self)) {
+		msg("a grant takes CAP_SYS_ADMIN in the initial user namespace, and this hook runs in user namespace %lu; refusing",
+		    (unsigned long)self->ino);
+		return EXIT_FAIL;
+	}
 	if (read_state(stdin, &pid, id, sizeof(id)))
 		return EXIT_FAIL;
 	ctr = *id ? id : "?";
@@ -192,6 +224,14 @@ int cmd_oci_hook(int argc, char **argv)
 		msg("container %s (pid %d): the namespace to raise is the initial user namespace; refusing",
 		    ctr, (int)pid);
 		ret = EXIT_FAIL;
+		goto out;
+	}
+
+	if (grant) {
+		ret = grant_ns(&target, op.level);
+		if (!ret)
+			msg("container %s: level %d granted to user namespace %lu: %s",
+			    ctr, op.level, (unsigned long)target.ino, why);
 		goto out;
 	}
 

@@ -18,6 +18,7 @@
 #include <sys/types.h>
 
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+#define fallthrough	__attribute__((__fallthrough__))
 
 /*
  * kernel.perf_event_paranoid: one global file. In the initial user namespace
@@ -33,6 +34,31 @@
 #define USERNS_PARANOID_PATH	"/proc/sys/user/perf_event_paranoid"
 /* kernel.perf_event_paranoid_userns: the host's floor, the only one. */
 #define FLOOR_PATH	"/proc/sys/kernel/perf_event_paranoid_userns"
+
+/*
+ * kernel.perf_event_paranoid_grant_min: the lowest level the host may grant
+ * a user namespace (perfns grant), and a floor for every granted one.
+ */
+#define GRANT_MIN_PATH	"/proc/sys/kernel/perf_event_paranoid_grant_min"
+
+/*
+ * The grant ioctls of <linux/nsfs.h>, for building against headers that
+ * predate them (Debian 12's).
+ */
+#include <linux/nsfs.h>
+#ifndef NS_PERF_PARANOID_GET
+struct ns_perf_paranoid {
+	int32_t level;		/* in force; the level to grant */
+	int32_t own;		/* set in the namespace itself */
+	uint32_t flags;		/* NS_PERF_PARANOID_ANCHORED */
+	uint32_t __reserved;
+};
+
+#define NS_PERF_PARANOID_ANCHORED	(1U << 0)
+#define NS_PERF_PARANOID_GET	_IOR(NSIO, 0x20, struct ns_perf_paranoid)
+#define NS_PERF_PARANOID_GRANT	_IOW(NSIO, 0x21, struct ns_perf_paranoid)
+#define NS_PERF_PARANOID_REVOKE	_IO(NSIO, 0x22)
+#endif
 
 /* PROC_USER_INIT_INO: the initial user namespace's inode, fixed. */
 #define INIT_USERNS_INO	0xEFFFFFFDU
@@ -70,6 +96,7 @@ int subcmd_getopt(const char *cmd, const char *usage, const char *optstring,
 		  const struct option *opts, int argc, char **argv,
 		  int *status);
 int parse_int(const char *s, int *out);
+int read_proc_int(const char *path, int *out);
 int parse_pid(const char *s, pid_t *out);
 int parse_level_arg(const char *cmd, const char *s, int *level);
 int parse_pid_arg(const char *cmd, const char *s, pid_t *pid);
@@ -141,6 +168,10 @@ int userns_depth_below(const struct userns *ns, const struct userns *top,
 		       struct userns *below);
 int userns_from_fd(int fd, struct userns *ns);
 void userns_close(struct userns *ns);
+int userns_perf_get(const struct userns *ns, struct ns_perf_paranoid *p);
+int userns_container_of(const char *cmd, pid_t pid, bool exact,
+			const struct userns *self, struct userns *target,
+			char *what, size_t len);
 int proc_is_ours(void);
 
 /* The most namespaces one child enters in turn (the kernel nests 32). */
@@ -191,5 +222,8 @@ int cmd_set(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_tree(int argc, char **argv);
 int cmd_oci_hook(int argc, char **argv);
+int cmd_grant(int argc, char **argv);
+int grant_ns(const struct userns *ns, int level);
+int cmd_revoke(int argc, char **argv);
 
 #endif /* PERFNS_H */

@@ -69,62 +69,6 @@ static bool takes_arg(const char *opt)
 	return false;
 }
 
-/*
- * The namespace to change for --pid @pid: filled into @target with a name
- * for messages and a description for the line printed (@what).
- */
-static int pick_target(pid_t pid, bool exact, const struct userns *self,
-		       struct userns *target, char *what, size_t len)
-{
-	struct userns pns = { .fd = -1 }, below = { .fd = -1 };
-	int depth, ret;
-
-	ret = userns_of_pid(pid, &pns);
-	if (ret)
-		return ret;
-	depth = userns_depth_below(&pns, self, exact ? NULL : &below);
-	if (depth == 0) {
-		msg("pid %d is in your own user namespace (%lu); refusing to change it through --pid (run 'perfns set' without --pid to change your own)",
-		    (int)pid, (unsigned long)self->ino);
-		goto fail;
-	}
-	if (depth == -EPERM) {
-		msg("the user namespace of pid %d (%lu) is not below yours (%lu); refusing",
-		    (int)pid, (unsigned long)pns.ino,
-		    (unsigned long)self->ino);
-		goto fail;
-	}
-	if (depth < 0) {
-		msg("cannot walk up from the user namespace of pid %d (%lu) to yours: %s",
-		    (int)pid, (unsigned long)pns.ino, strerror(-depth));
-		goto fail;
-	}
-	if (depth == 1 || exact) {
-		*target = pns;
-		userns_close(&below);
-		snprintf(what, len,
-			 "user namespace %lu, pid %d's own, %s%s",
-			 (unsigned long)pns.ino, (int)pid,
-			 depth == 1 ? "directly below yours" : "nested below yours",
-			 depth == 1 ? "" : " (--exact)");
-		return 0;
-	}
-	*target = below;
-	snprintf(target->name, sizeof(target->name),
-		 "user namespace %lu (the container of pid %d)",
-		 (unsigned long)below.ino, (int)pid);
-	snprintf(what, len,
-		 "user namespace %lu, the container of pid %d: directly below yours, pid %d's own %lu is nested %d levels below yours",
-		 (unsigned long)below.ino, (int)pid, (int)pid,
-		 (unsigned long)pns.ino, depth);
-	userns_close(&pns);
-	return 0;
-fail:
-	userns_close(&pns);
-	userns_close(&below);
-	return EXIT_FAIL;
-}
-
 int cmd_set(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -221,7 +165,8 @@ int cmd_set(int argc, char **argv)
 		return EXIT_FAIL;
 	}
 	if (pid) {
-		ret = pick_target(pid, exact, self, &ns, what, sizeof(what));
+		ret = userns_container_of("set", pid, exact, self, &ns, what,
+					  sizeof(what));
 		if (ret)
 			return ret;
 	} else {

@@ -76,6 +76,7 @@ struct node {
 	enum node_state state;
 	int err;
 	struct lvl_result lvl;
+	int granted;		/* anchored by a grant: 1, 0, or -1 unknown */
 	struct proc_ent *procs;
 	size_t nprocs, procs_cap;
 	long *kids;
@@ -165,6 +166,17 @@ static long find_node(const struct forest *f, ino_t ino)
 	return -1;
 }
 
+/* Whether the namespace on @fd is anchored by a grant: 1, 0, -1 unknown */
+static int ns_granted(int fd)
+{
+	struct userns ns = { .fd = fd };
+	struct ns_perf_paranoid p;
+
+	if (userns_perf_get(&ns, &p))
+		return -1;
+	return !!(p.flags & NS_PERF_PARANOID_ANCHORED);
+}
+
 static void hash_insert(struct forest *f, long i)
 {
 	size_t s;
@@ -205,6 +217,7 @@ static long new_node(struct forest *f, ino_t ino, int fd, pid_t pid, int hops)
 	nd->parent = -1;
 	nd->rep_pid = pid;
 	nd->rep_hops = hops;
+	nd->granted = ns_granted(fd);
 	if (!ioctl(fd, NS_GET_OWNER_UID, &uid)) {
 		nd->owner = uid;
 		nd->have_owner = true;
@@ -824,7 +837,8 @@ static void print_node(const struct forest *f, long i, const char *prefix,
 	printf("  depth: %d", nd->depth);
 	problem = level_problem(nd, why, sizeof(why));
 	if (!problem) {
-		printf("  level: %d", nd->lvl.level);
+		printf("  level: %d%s", nd->lvl.level,
+		       nd->granted > 0 ? " (granted)" : "");
 		if (init && self && has_floor > 0 && nd->lvl.have_floor)
 			printf("  floor: %d", nd->lvl.floor);
 		else if (init && self && has_floor > 0)
@@ -885,6 +899,8 @@ static json_t *json_node(const struct forest *f, long i)
 				json_boolean(nd->ino == f->self->ino)) ||
 	    json_object_set_new(o, "level", problem ? json_null() :
 				json_integer(nd->lvl.level)) ||
+	    json_object_set_new(o, "granted", nd->granted < 0 ? json_null() :
+				json_boolean(nd->granted > 0)) ||
 	    json_object_set_new(o, "level_error", problem ?
 				json_string(problem) : json_null()) ||
 	    json_object_set_new(o, "floor", !problem && nd->lvl.have_floor ?

@@ -4,12 +4,14 @@
  * parsing of numbers given on the command line.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "perfns.h"
 
@@ -104,6 +106,26 @@ int parse_pid(const char *s, pid_t *out)
 		return -EINVAL;
 	*out = v;
 	return 0;
+}
+
+/* A proc file holding one int (a sysctl): 0, or -errno (-EINVAL: not one). */
+int read_proc_int(const char *path, int *out)
+{
+	char buf[32];
+	ssize_t n;
+	int fd;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n < 0)
+		return -errno;
+	buf[n] = '\0';
+	if (n && buf[n - 1] == '\n')
+		buf[n - 1] = '\0';
+	return parse_int(buf, out);
 }
 
 int parse_level_arg(const char *cmd, const char *s, int *level)

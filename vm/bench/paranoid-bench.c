@@ -437,6 +437,52 @@ static void floors_at_depth(void *arg)
 }
 
 /*
+ * open_close_d<depth>_anchored: the same open and close, @depth deep, with
+ * the namespace at depth 1 granted level 2 by the host (NS_PERF_PARANOID_GRANT
+ * on its descriptor, opened here in the initial namespace): the walk stops
+ * there and reads grant_min instead of going on to the initial namespace.
+ * The other kernels have no grants: the same chain without one.
+ */
+static void anchored_at_depth(void *arg)
+{
+	struct ns_perf_paranoid req = { .level = 2 };
+	int depth = (long)arg, ready[2], go[2], fd;
+	char path[64], name[64], c = 0;
+	pid_t pid;
+
+	if (pipe(ready) || pipe(go))
+		die("pipe: %m");
+	pid = fork();
+	if (pid < 0)
+		die("fork: %m");
+	if (pid == 0) {
+		enter_userns(1);
+		if (write(ready[1], &c, 1) != 1 || read(go[0], &c, 1) != 1)
+			die("the granting parent went away");
+		enter_userns(depth - 1);
+		if (paranoid_level() != 2)
+			die("level %d at depth %d anchored", paranoid_level(),
+			    depth);
+		snprintf(name, sizeof(name), "open_close_d%d_anchored", depth);
+		measure(name, op_open_close, iters(N_OPEN));
+		_exit(0);
+	}
+	if (read(ready[0], &c, 1) != 1)
+		die("the measuring child went away");
+	if (patched) {
+		snprintf(path, sizeof(path), "/proc/%d/ns/user", (int)pid);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0 || ioctl(fd, NS_PERF_PARANOID_GRANT, &req))
+			die("granting %s level 2: %m", path);
+		close(fd);
+	}
+	if (write(go[1], &c, 1) != 1)
+		die("write: %m");
+	if (waitpid(pid, &fd, 0) != pid || !WIFEXITED(fd) || WEXITSTATUS(fd))
+		die("the anchored measuring child failed");
+}
+
+/*
  * open_close_kernel_d<depth>: an event that counts the kernel too
  * (exclude_kernel=0), allowed at level 1, which the initial namespace is
  * set to before the chain is made (on both kernels: the chain inherits it
@@ -986,6 +1032,9 @@ int main(int argc, char **argv)
 				  false);
 			set_floor("-2147483648");	/* unset */
 		}
+		if (want("anchored"))
+			run_child(anchored_at_depth, (void *)(long)MAX_DEPTH,
+				  false);
 		if (want("kernel")) {
 			set_sysctl(PARANOID, "1");
 			run_child(kernel_at_depth, (void *)1L, false);

@@ -1,0 +1,839 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * paranoid_grant - the host grants one user namespace a perf_event_paranoid
+ * level below its own, and no other (docs/design.md, rules 11 to 16).
+ *
+ * The grant is made through ioctls on a user namespace descriptor
+ * (NS_PERF_PARANOID_GRANT, _REVOKE, _GET of <linux/nsfs.h>), and bounded by
+ * kernel.perf_event_paranoid_grant_min. What is tested:
+ *   - the walk: with the host at 3 and the floor at 3, a granted namespace G
+ *     is at the granted level v, namespaces created in G after the grant
+ *     start at v and those created before keep 3; revoke and grant_min
+ *     reach the whole subtree at once; grant_min below 1 and v below
+ *     grant_min are refused and change nothing;
+ *   - who may grant: only CAP_SYS_ADMIN in the initial namespace, held by
+ *     the caller and by the opener of the descriptor; uid 0 without
+ *     CAP_SYS_ADMIN, CAP_PERFMON alone, the container's root on its own or
+ *     a nested namespace, a tenant's descriptor in the host admin's hands
+ *     and the host's descriptor in an unprivileged process's are refused;
+ *   - bypasses from inside G at 2: every attempt is refused exactly as it is
+ *     for an unprivileged host user with the host at 2, while a user-only
+ *     event on the tenant's own task opens (the positive control);
+ *   - isolation: the sibling and the host's users stay at 3, the host's
+ *     floor does not reach G;
+ *   - events open in G survive a revoke; new ones are refused;
+ *   - a race: the host grants and revokes in a loop while the tenant raises
+ *     in a loop; no read ever shows a level below the granted one, and the
+ *     host reads the chain's level after each revoke.
+ *
+ * On a kernel without grants every test fails, saying so.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <linux/capability.h>
+#include <linux/perf_event.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/mount.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/vfs.h>
+
+#include "harness.h"
+
+#define GRANT_MIN_PATH	"/proc/sys/kernel/perf_event_paranoid_grant_min"
+#define NO_FLOOR	"-2147483648"
+
+#define DEVELOPER	((struct who){ .uid = 1000, .caps = 0 })
+#define NO_SYS_ADMIN	((struct who){ .uid = -1, \
+				       .caps = ~CAP_BIT(CAP_SYS_ADMIN) })
+#define ONLY_PERFMON	((struct who){ .uid = -1, \
+				       .caps = CAP_BIT(CAP_PERFMON) })
+
+/* --- the ioctls ------------------------------------------------------- */
+
+static int ns_grant(int nsfd, int level)
+{
+	struct ns_perf_paranoid req = { .level = level };
+
+	return ioctl(nsfd, NS_PERF_PARANOID_GRANT, &req) ? -errno : 0;
+}
+
+static int ns_revoke(int nsfd)
+{
+	return ioctl(nsfd, NS_PERF_PARANOID_REVOKE) ? -errno : 0;
+}
+
+static int ns_get(int nsfd, struct ns_perf_paranoid *p)
+{
+	memset(p, 0, sizeof(*p));
+	return ioctl(nsfd, NS_PERF_PARANOID_GET, p) ? -errno : 0;
+}
+
+/* The descriptor of @a's user namespace, opened by the test (host root). */
+static int ns_fd(struct fixture *f, struct agent *a)
+{
+	int fd = agent_userns_fd(a);
+
+	if (fd < 0)
+		fail_msg("%s", agent_error());
+	return fixture_fd(f, fd);
+}
+
+/* Grant @a's namespace @level as host root, asserting success. */
+static void grant_agent(struct fixture *f, struct agent *a, int level)
+{
+	assert_ret(ns_grant(ns_fd(f, a), level), 0);
+}
+
+static void assert_anchored(int nsfd, int level, int own, bool anchored)
+{
+	struct ns_perf_paranoid p;
+
+	assert_ret(ns_get(nsfd, &p), 0);
+	assert_ret(p.level, level);
+	assert_ret(p.own, own);
+	assert_ret(!!(p.flags & NS_PERF_PARANOID_ANCHORED), anchored);
+	assert_ret(p.__reserved, 0);
+}
+
+/* In an agent: the grant ioctl on @in_fd (arg: the level) as the call's who */
+static int fn_grant(const void *arg, int in_fd, struct out *out)
+{
+	(void)out;
+	return ns_grant(in_fd, *(const int *)arg);
+}
+
+static int fn_revoke(const void *arg, int in_fd, struct out *out)
+{
+	(void)arg;
+	(void)out;
+	return ns_revoke(in_fd);
+}
+
+/* In an agent: open its own /proc/self/ns/user and send it back. */
+static int fn_own_ns_fd(const void *arg, int in_fd, struct out *out)
+{
+	(void)arg;
+	(void)in_fd;
+	out->fd = open("/proc/self/ns/user", O_RDONLY | O_CLOEXEC);
+	return out->fd < 0 ? -errno : 0;
+}
+
+static int grant_as(struct agent *a, struct who w, int nsfd, int level)
+{
+	struct out out;
+
+	return call_as(a, w, fn_grant, &level, sizeof(level), nsfd, &out);
+}
+
+/* --- grant_min -------------------------------------------------------- */
+
+static int grant_min_present(void)
+{
+	if (access(GRANT_MIN_PATH, F_OK) == 0)
+		return 0;
+	diag("%s: %m: this kernel has no grants", GRANT_MIN_PATH);
+	return -1;
+}
+
+/* Every test starts and ends with grant_min at 2 and no floor. */
+static int grant_setup(void **state)
+{
+	if (fixture_setup(state) || grant_min_present())
+		return -1;
+	if (path_write_level(GRANT_MIN_PATH, "2") ||
+	    path_write_level(FLOOR_PATH, NO_FLOOR)) {
+		diag("could not reset grant_min and the floor");
+		return -1;
+	}
+	return 0;
+}
+
+static int grant_teardown(void **state)
+{
+	int ret = 0;
+
+	if (!grant_min_present() &&
+	    (path_write_level(GRANT_MIN_PATH, "2") ||
+	     path_write_level(FLOOR_PATH, NO_FLOOR) ||
+	     path_read_level(GRANT_MIN_PATH) != 2)) {
+		diag("restoring grant_min and the floor failed");
+		ret = -1;
+	}
+	return fixture_teardown(state) || ret;
+}
+
+#define GTEST(f) cmocka_unit_test_setup_teardown(f, grant_setup, grant_teardown)
+
+static int read_floor_in(struct agent *a)
+{
+	return read_path_as(a, AS_ROOT, FLOOR_PATH);
+}
+
+/* The host locked: level 3, floor 3, as Debian's default with the floor. */
+static void lock_host(void)
+{
+	set_host_level(3);
+	assert_ret(path_write_level(FLOOR_PATH, "3"), 0);
+}
+
+/* --- the walk --------------------------------------------------------- */
+
+/*
+ * Rules 12 and 15: G at v, the namespaces made in G after the grant at v,
+ * the one made before at 3; the sibling and the host at 3.
+ */
+static void grant_anchors_g_below_host_and_floor(void **state)
+{
+	struct fixture *f = *state;
+	struct agent *g, *sibling, *before, *after, *deeper;
+	int gfd;
+
+	lock_host();
+	g = fixture_add(f, container_new());
+	sibling = fixture_add(f, container_new());
+	before = fixture_add(f, nested_new(g));
+	gfd = ns_fd(f, g);
+	assert_anchored(gfd, 3, 3, false);
+
+	assert_ret(ns_grant(gfd, 2), 0);
+	assert_anchored(gfd, 2, 2, true);
+	assert_level(g, 2);
+	after = fixture_add(f, nested_new(g));
+	deeper = fixture_add(f, nested_new(after));
+	assert_level(after, 2);
+	assert_level(deeper, 2);
+	assert_anchored(ns_fd(f, after), 2, 2, false);
+	assert_level(before, 3);
+	assert_level(sibling, 3);
+	assert_level(NULL, 3);
+	assert_ret(read_floor_in(g), 2);
+	assert_ret(read_floor_in(sibling), 3);
+}
+
+/* Rule 16: revoke puts the whole subtree under the chain again at once. */
+static void revoke_reaches_the_whole_subtree(void **state)
+{
+	struct fixture *f = *state;
+	struct agent *g, *c;
+	int gfd;
+
+	lock_host();
+	g = fixture_add(f, container_new());
+	gfd = ns_fd(f, g);
+	assert_ret(ns_grant(gfd, 2), 0);
+	c = fixture_add(f, nested_new(g));
+	assert_level(c, 2);
+
+	assert_ret(ns_revoke(gfd), 0);
+	assert_anchored(gfd, 3, 2, false);
+	assert_level(g, 3);
+	assert_level(c, 3);
+	assert_ret(perf_open_as(g, AS_ROOT, &(struct perf_req){}), -EACCES);
+
+	assert_ret(ns_grant(gfd, 2), 0);
+	assert_level(c, 2);
+}
+
+/*
+ * Rule 14: grant_min is the lowest level a grant gives and a floor for
+ * every granted subtree; raising it to the host's level suspends every
+ * grant, lowering it resumes them; below 1 it is refused.
+ */
+static void grant_min_bounds_and_suspends_grants(void **state)
+{
+	struct fixture *f = *state;
+	struct agent *g, *h, *c;
+	int gfd;
+
+	lock_host();
+	g = fixture_add(f, container_new());
+	h = fixture_add(f, container_new());
+	gfd = ns_fd(f, g);
+	assert_ret(ns_grant(gfd, 1), -EPERM);
+	assert_anchored(gfd, 3, 3, false);
+	assert_ret(ns_grant(gfd, 2), 0);
+	grant_agent(f, h, 2);
+	c = fixture_add(f, nested_new(g));
+
+	assert_ret(path_write_level(GRANT_MIN_PATH, "3"), 0);
+	assert_level(g, 3);
+	assert_level(h, 3);
+	assert_level(c, 3);
+	assert_anchored(gfd, 3, 2, true);
+	assert_ret(ns_grant(gfd, 2), -EPERM);
+	assert_ret(path_write_level(GRANT_MIN_PATH, "2"), 0);
+	assert_level(g, 2);
+	assert_level(h, 2);
+	assert_level(c, 2);
+
+	/* Below 1, or not a number: EINVAL, and nothing changes */
+	assert_ret(path_write_level(GRANT_MIN_PATH, "0"), -EINVAL);
+	assert_ret(path_write_level(GRANT_MIN_PATH, "-1"), -EINVAL);
+	assert_ret(path_write_level(GRANT_MIN_PATH, "2x"), -EINVAL);
+	assert_ret(path_read_level(GRANT_MIN_PATH), 2);
+
+	/* Level 1 is opt-in: only once grant_min is lowered to 1 */
+	assert_ret(ns_grant(gfd, 0), -EPERM);
+	assert_ret(path_write_level(GRANT_MIN_PATH, "1"), 0);
+	assert_ret(ns_grant(gfd, 0), -EPERM);
+	assert_ret(ns_grant(gfd, 1), 0);
+	assert_level(g, 1);
+	/* c was made at 2 and keeps it; one made now starts at 1 */
+	assert_level(c, 2);
+	assert_level(fixture_add(f, nested_new(g)), 1);
+}
+
+/* grant_min is the host's: a container root cannot write it. */
+static void grant_min_is_written_by_the_host_only(void **state)
+{
+	struct fixture *f = *state;
+	struct agent *g = fixture_add(f, container_new());
+
+	assert_ret(write_path_as(g, AS_ROOT, GRANT_MIN_PATH, "1"),
+		   OPEN_ERR(EACCES));
+	assert_ret(write_path_as(NULL, NO_SYS_ADMIN, GRANT_MIN_PATH, "1"),
+		   -EPERM);
+	assert_ret(read_path_as(g, AS_ROOT, GRANT_MIN_PATH), 2);
+	assert_ret(path_read_level(GRANT_MIN_PATH), 2);
+}
+
+/* --- who may grant ---------------------------------------------------- */
+
+/* Rule 11: the caller and the opener need CAP_SYS_ADMIN in the host. */
+static void only_host_cap_sys_admin_grants(void **state)
+{
+	struct fixture *f = *state;
+	struct agent *g, *nested;
+	struct out out;
+	int gfd, nfd, tenant_fd;
+
+	lock_host();
+	g = fixture_add(f, container_new());
+	nested = fixture_add(f, nested_new(g));
+	gfd = ns_fd(f, g);
+	nfd = ns_fd(f, nested);
+
+	/* The host's descriptor, in the hands of other callers */
+	assert_ret(grant_as(NULL, NO_SYS_ADMIN, gfd, 2), -EPERM);
+	assert_ret(grant_as(NULL, ONLY_PERFMON, gfd, 2), -EPERM);
+	assert_ret(grant_as(NULL, DEVELOPER, gfd, 2), -EPERM);
+	assert_ret(call_as(NULL, DEVELOPER, fn_revoke, NULL, 0, gfd, &out),
+		   -EPERM);
+	assert_ret(grant_as(g, AS_ROOT, gfd, 2), -EPERM);
+	assert_ret(grant_as(g, AS_ROOT, nfd, 2), -EPERM);
+
+	/* The tenant's own descriptor: for itself, or passed to the host */
+	assert_ret(call(g, fn_own_ns_fd, NULL, 0, &out), 0);
+	tenant_fd = fixture_fd(f, out.fd);
+	assert_ret(grant_as(g, AS_ROOT, tenant_fd, 2), -EPERM);
+	assert_ret(ns_grant(tenant_fd, 2), -EPERM);
+	assert_ret(ns_revoke(tenant_fd), -EPERM);
+	assert_ret(call(nested, fn_own_ns_fd, NULL, 0, &out), 0);
+	assert_ret(ns_grant(fixture_fd(f, out.fd), 2), -EPERM);
+
+	/* Nothing changed */
+	assert_anchored(gfd, 3, 3, false);
+	assert_anchored(nfd, 3, 3, false);
+	assert_level(g, 3);
+
+	/* The positive control: the host's root with its own descriptor */
+	assert_ret(grant_as(NULL, AS_ROOT, gfd, 2), 0);
+	assert_level(g, 2);
+}
+
+/* Rule 11: neither the initial namespace nor another kind of namespace. */
+static void grant_refuses_the_host_and_other_namespaces(void **state)
+{
+	struct fixture *f = *state;
+	struct ns_perf_paranoid p = { .level = 2, .own = 1 };
+	struct agent *g = fixture_add(f, container_new());
+	int host = fixture_fd(f, open("/proc/self/ns/user", O_RDONLY));
+	int net = fixture_fd(f, open("/proc/self/ns/net", O_RDONLY));
+	int gfd = ns_fd(f, g);
+
+	assert_true(host >= 0 && net >= 0);
+	assert_ret(ns_grant(host, 2), -EINVAL);
+	assert_ret(ns_revoke(host), -EINVAL);
+	assert_anchored(host, 2, 2, false);
+	assert_ret(ns_grant(net, 2), -EINVAL);
+	assert_ret(ns_revoke(net), -EINVAL);
+	assert_ret(ioctl(net, NS_PERF_PARANOID_GET, &p) ? -errno : 0, -EINVAL);
+	/* Fields other than the level must be zero */
+	assert_ret(ioctl(gfd, NS_PERF_PARANOID_GRANT, &p) ? -errno : 0,
+		   -EINVAL);
+	assert_ret(ioctl(gfd, NS_PERF_PARANOID_GRANT, NULL) ? -errno : 0,
+		   -EFAULT);
+	assert_anchored(gfd, 2, 2, false);
+	assert_level(NULL, 2);
+}
+
+/* --- inside G --------------------------------------------------------- */
+
+/* Rule 15: a tenant still only raises, also after unshare -U. */
+static void inside_g_the_tenant_only_raises(void **state)
+{
+	struct fixture *f = *state;
+	struct agent *g, *c;
+
+	lock_host();
+	g = fixture_add(f, container_new());
+	grant_agent(f, g, 2);
+	c = fixture_add(f, nested_new(g));
+
+	assert_ret(write_level(g, "1"), -EPERM);
+	assert_ret(write_level(c, "1"), -EPERM);
+	assert_ret(write_level(g, "-1"), -EPERM);
+	assert_level(g, 2);
+	assert_ret(write_level(g, "2"), 0);
+	assert_ret(write_level(c, "2"), 0);
+	set_level(c, 3);
+	assert_level(g, 2);
+	set_level(g, 3);
+	assert_ret(write_level(g, "2"), -EPERM);
+	assert_level(g, 3);
+}
+
+/* Rule 12: the sibling and the host's users stay refused, the floor stops. */
+static void siblings_and_host_users_stay_locked(void **state)
+{
+	struct fixture *f = *state;
+	struct perf_req user_only = { .kind = PERF_TASK };
+	struct agent *g, *sibling, *sandbox;
+
+	lock_host();
+	g = fixture_add(f, container_new());
+	sibling = fixture_add(f, container_new());
+	sandbox = fixture_add(f, nested_new(sibling));
+	grant_agent(f, g, 2);
+
+	assert_ret(perf_open_as(g, AS_ROOT, &user_only), 0);
+	assert_ret(perf_open_as(g, AS_NOBODY, &user_only), 0);
+	assert_ret(perf_open_as(sibling, AS_ROOT, &user_only), -EACCES);
+	assert_ret(perf_open_as(sandbox, AS_ROOT, &user_only), -EACCES);
+	assert_ret(perf_open_as(NULL, DEVELOPER, &user_only), -EACCES);
+
+	/* The host's floor and level do not reach G */
+	assert_ret(path_write_level(FLOOR_PATH, "4"), 0);
+	set_host_level(4);
+	assert_level(g, 2);
+	assert_level(sibling, 4);
+	assert_ret(perf_open_as(g, AS_ROOT, &user_only), 0);
+}
+
+/* In G: open an event and send its descriptor back. */
+static int fn_open_event(const void *arg, int in_fd, struct out *out)
+{
+	struct perf_event_attr attr = {
+		.size = sizeof(attr),
+		.type = PERF_TYPE_SOFTWARE,
+		.config = PERF_COUNT_SW_TASK_CLOCK,
+		.exclude_kernel = 1,
+		.exclude_hv = 1,
+	};
+
+	(void)arg;
+	(void)in_fd;
+	out->fd = syscall(SYS_perf_event_open, &attr, 0, -1, -1,
+			  PERF_FLAG_FD_CLOEXEC);
+	return out->fd < 0 ? -errno : 0;
+}
+
+/* Rule 16: events open in G survive a revoke; new ones are refused. */
+static void events_survive_a_revoke(void **state)
+{
+	struct fixture *f = *state;
+	struct agent *g;
+	struct out out;
+	uint64_t before, after;
+	int gfd, ev;
+
+	lock_host();
+	g = fixture_add(f, container_new());
+	gfd = ns_fd(f, g);
+	assert_ret(ns_grant(gfd, 2), 0);
+	assert_ret(call(g, fn_open_event, NULL, 0, &out), 0);
+	ev = fixture_fd(f, out.fd);
+	assert_ret(read(ev, &before, sizeof(before)), sizeof(before));
+
+	assert_ret(ns_revoke(gfd), 0);
+	assert_ret(call(g, fn_open_event, NULL, 0, &out), -EACCES);
+	assert_ret(ioctl(ev, PERF_EVENT_IOC_RESET, 0), 0);
+	assert_ret(ioctl(ev, PERF_EVENT_IOC_ENABLE, 0), 0);
+	assert_ret(read(ev, &after, sizeof(after)), sizeof(after));
+}
+
+/* --- bypasses from inside G ------------------------------------------ */
+
+enum attempt_kind {
+	TRY_USER_TASK,		/* the positive control: must open */
+	TRY_KERNEL,		/* exclude_kernel = 0 */
+	TRY_CPU_WIDE,		/* pid -1, cpu 0 */
+	TRY_CGROUP,		/* PERF_FLAG_PID_CGROUP on cgroup2's root */
+	TRY_UNCORE,		/* every PMU with a cpumask in sysfs */
+	TRY_ANY_THREAD,		/* a raw event with the AnyThread bit */
+	TRY_RAW_TRACEPOINT,	/* sched_switch with PERF_SAMPLE_RAW */
+	TRY_FUNCTION_TRACE,	/* ftrace:function */
+	TRY_PHYS_ADDR,		/* PERF_SAMPLE_PHYS_ADDR */
+	TRY_SIBLING_TASK,	/* a task of another tenant */
+	TRY_MLOCK,		/* a ring buffer past the mlock limits */
+	TRY_KALLSYMS,		/* kernel addresses in /proc/kallsyms */
+};
+
+static const char *const attempt_names[] = {
+	[TRY_USER_TASK] = "a user-only event on its own task",
+	[TRY_KERNEL] = "kernel profiling (exclude_kernel=0)",
+	[TRY_CPU_WIDE] = "a CPU-wide event",
+	[TRY_CGROUP] = "a cgroup event",
+	[TRY_UNCORE] = "uncore PMUs (CPU-wide, per sysfs cpumask)",
+	[TRY_ANY_THREAD] = "a raw event with the AnyThread bit",
+	[TRY_RAW_TRACEPOINT] = "a raw tracepoint sample",
+	[TRY_FUNCTION_TRACE] = "the function tracepoint",
+	[TRY_PHYS_ADDR] = "PERF_SAMPLE_PHYS_ADDR",
+	[TRY_SIBLING_TASK] = "a sibling tenant's task",
+	[TRY_MLOCK] = "a ring buffer past the mlock limit",
+	[TRY_KALLSYMS] = "/proc/kallsyms addresses",
+};
+
+struct attempt {
+	enum attempt_kind kind;
+	pid_t sibling;		/* TRY_SIBLING_TASK */
+	int sched_switch;	/* tracepoint ids, -1 if none */
+	int function;
+};
+
+static int perf_open_attr(struct perf_event_attr *attr, pid_t pid, int cpu,
+			  int group, unsigned long flags)
+{
+	int fd;
+
+	attr->size = sizeof(*attr);
+	fd = syscall(SYS_perf_event_open, attr, pid, cpu, group,
+		     flags | PERF_FLAG_FD_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	close(fd);
+	return 0;
+}
+
+/* Every PMU with a cpumask (uncore, and the like) opened CPU-wide */
+static int try_uncore(struct out *out)
+{
+	static const char *const dir = "/sys/bus/event_source/devices";
+	char path[256], buf[32];
+	int ret = -ENOENT, n = 0, r;
+	FILE *ls;
+
+	snprintf(path, sizeof(path),
+		 "ls %s/*/cpumask 2>/dev/null | cut -d/ -f6", dir);
+	ls = popen(path, "re");
+	if (!ls)
+		return -errno;
+	while (fgets(buf, sizeof(buf), ls)) {
+		struct perf_event_attr attr = {};
+
+		buf[strcspn(buf, "\n")] = '\0';
+		snprintf(path, sizeof(path), "%s/%s/type", dir, buf);
+		if (read_file(path, path, sizeof(path)) <= 0)
+			continue;
+		attr.type = atoi(path);
+		r = perf_open_attr(&attr, -1, 0, -1, 0);
+		n++;
+		if (!r)
+			return 0;
+		ret = r;
+	}
+	pclose(ls);
+	out->val[0] = n;
+	return ret;
+}
+
+static int try_mlock(void)
+{
+	struct perf_event_attr attr = {
+		.size = sizeof(attr),
+		.type = PERF_TYPE_SOFTWARE,
+		.config = PERF_COUNT_SW_TASK_CLOCK,
+		.exclude_kernel = 1,
+		.exclude_hv = 1,
+	};
+	struct rlimit none = { 0, 0 };
+	size_t len = (1 + 1024) * sysconf(_SC_PAGESIZE);
+	void *p;
+	int fd, ret = 0;
+
+	fd = syscall(SYS_perf_event_open, &attr, 0, -1, -1,
+		     PERF_FLAG_FD_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (setrlimit(RLIMIT_MEMLOCK, &none))
+		ret = -ENOTRECOVERABLE;
+	p = ret ? MAP_FAILED : mmap(NULL, len, PROT_READ | PROT_WRITE,
+				    MAP_SHARED, fd, 0);
+	if (!ret && p == MAP_FAILED)
+		ret = -errno;
+	else if (!ret)
+		munmap(p, len);
+	close(fd);
+	return ret;
+}
+
+/* 0 if /proc/kallsyms shows a nonzero address, else -EACCES */
+static int try_kallsyms(void)
+{
+	char line[256];
+	FILE *file = fopen("/proc/kallsyms", "re");
+	int ret = -EACCES;
+
+	if (!file)
+		return -errno;
+	while (fgets(line, sizeof(line), file))
+		if (strtoull(line, NULL, 16)) {
+			ret = 0;
+			break;
+		}
+	fclose(file);
+	return ret;
+}
+
+static int fn_attempt(const void *arg, int in_fd, struct out *out)
+{
+	const struct attempt *t = arg;
+	struct perf_event_attr attr = {
+		.type = PERF_TYPE_SOFTWARE,
+		.config = PERF_COUNT_SW_TASK_CLOCK,
+		.exclude_kernel = 1,
+		.exclude_hv = 1,
+	};
+
+	switch (t->kind) {
+	case TRY_USER_TASK:
+		return perf_open_attr(&attr, 0, -1, -1, 0);
+	case TRY_KERNEL:
+		attr.exclude_kernel = 0;
+		return perf_open_attr(&attr, 0, -1, -1, 0);
+	case TRY_CPU_WIDE:
+		attr.config = PERF_COUNT_SW_CPU_CLOCK;
+		return perf_open_attr(&attr, -1, 0, -1, 0);
+	case TRY_CGROUP:
+		if (in_fd < 0)
+			return -EBADF;
+		attr.config = PERF_COUNT_SW_CPU_CLOCK;
+		return perf_open_attr(&attr, in_fd, 0, -1,
+				      PERF_FLAG_PID_CGROUP);
+	case TRY_UNCORE:
+		return try_uncore(out);
+	case TRY_ANY_THREAD:
+		attr.type = PERF_TYPE_RAW;
+		attr.config = 0x3c | (1ULL << 21);
+		return perf_open_attr(&attr, 0, -1, -1, 0);
+	case TRY_RAW_TRACEPOINT:
+	case TRY_FUNCTION_TRACE:
+		attr.type = PERF_TYPE_TRACEPOINT;
+		attr.config = t->kind == TRY_RAW_TRACEPOINT ? t->sched_switch :
+							      t->function;
+		attr.sample_type = PERF_SAMPLE_RAW;
+		attr.sample_period = 1;
+		return perf_open_attr(&attr, 0, -1, -1, 0);
+	case TRY_PHYS_ADDR:
+		attr.sample_type = PERF_SAMPLE_PHYS_ADDR;
+		attr.sample_period = 100000;
+		return perf_open_attr(&attr, 0, -1, -1, 0);
+	case TRY_SIBLING_TASK:
+		return perf_open_attr(&attr, t->sibling, -1, -1, 0);
+	case TRY_MLOCK:
+		return try_mlock();
+	case TRY_KALLSYMS:
+		return try_kallsyms();
+	}
+	return -ENOTRECOVERABLE;
+}
+
+/* On the host: a tracepoint's id from tracefs, -1 if it has none. */
+static int fn_tracepoint_id(const void *arg, int in_fd, struct out *out)
+{
+	char path[128], buf[32];
+
+	(void)in_fd;
+	(void)out;
+	if (unshare(CLONE_NEWNS) ||
+	    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL))
+		return -errno;
+	if (access("/sys/kernel/tracing/events", F_OK))
+		mount("tracefs", "/sys/kernel/tracing", "tracefs", 0, NULL);
+	snprintf(path, sizeof(path), "/sys/kernel/tracing/events/%s/id",
+		 (const char *)arg);
+	return read_file(path, buf, sizeof(buf)) > 0 ? atoi(buf) : -1;
+}
+
+/* On the host: a descriptor of cgroup2's root, mounted if it is not. */
+static int fn_cgroup_fd(const void *arg, int in_fd, struct out *out)
+{
+	const char *dir = "/sys/fs/cgroup";
+	struct statfs sfs;
+
+	(void)arg;
+	(void)in_fd;
+	if (unshare(CLONE_NEWNS) ||
+	    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL))
+		return -errno;
+	if ((statfs(dir, &sfs) || sfs.f_type != 0x63677270) &&
+	    mount("cgroup2", dir, "cgroup2", 0, NULL))
+		return -errno;
+	out->fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	return out->fd < 0 ? -errno : 0;
+}
+
+/*
+ * Rule 13 and the bypass list of docs/design.md: every attempt from inside
+ * G granted 2 ends as it ends for an unprivileged host user with the host at
+ * 2, and every one but the positive control is refused.
+ */
+static void g_at_2_is_no_more_than_host_at_2(void **state)
+{
+	struct fixture *f = *state;
+	struct attempt t = { 0 };
+	struct agent *g, *sibling;
+	struct out out;
+	int cgroup_fd, host_ret, g_ret, gfd;
+	unsigned int k;
+
+	g = fixture_add(f, container_new());
+	gfd = ns_fd(f, g);
+	sibling = fixture_add(f, container_new());
+	t.sibling = sibling->pid;
+	t.sched_switch = call(NULL, fn_tracepoint_id, "sched/sched_switch",
+			      sizeof("sched/sched_switch"), &out);
+	t.function = call(NULL, fn_tracepoint_id, "ftrace/function",
+			  sizeof("ftrace/function"), &out);
+	assert_true(t.sched_switch > 0);
+	assert_ret(call(NULL, fn_cgroup_fd, NULL, 0, &out), 0);
+	cgroup_fd = fixture_fd(f, out.fd);
+	diag("function tracepoint id %d (-1: none in this kernel)", t.function);
+
+	for (k = 0; k < ARRAY_SIZE(attempt_names); k++) {
+		t.kind = k;
+		set_host_level(2);
+		assert_ret(path_write_level(FLOOR_PATH, NO_FLOOR), 0);
+		assert_ret(ns_revoke(gfd), 0);
+		host_ret = call_as(NULL, DEVELOPER, fn_attempt, &t, sizeof(t),
+				   cgroup_fd, &out);
+
+		lock_host();
+		assert_ret(ns_grant(gfd, 2), 0);
+		g_ret = call_as(g, AS_ROOT, fn_attempt, &t, sizeof(t),
+				cgroup_fd, &out);
+		diag("%-42s host user at 2: %-8s G's root at 2: %s%s",
+		     attempt_names[k], ret_str(host_ret), ret_str(g_ret),
+		     host_ret == -ENOENT || host_ret == -EINVAL ?
+		     " (refused before the level check: not in this kernel)" :
+		     "");
+		assert_ret(g_ret, host_ret);
+		if (k == TRY_USER_TASK)
+			assert_ret(g_ret, 0);
+		else
+			assert_true(g_ret < 0);
+	}
+}
+
+/* --- a race ----------------------------------------------------------- */
+
+struct race {
+	int seconds;
+};
+
+/*
+ * In G: raise G's level to 3 and read it back, in a loop. val[0]: reads,
+ * val[1]: reads below 2, val[2]: raises, val[3]: the lowest level read.
+ */
+static int fn_raise_loop(const void *arg, int in_fd, struct out *out)
+{
+	const struct race *r = arg;
+	time_t end = time(NULL) + r->seconds;
+	int level;
+
+	(void)in_fd;
+	out->val[3] = INT_MAX;
+	while (time(NULL) < end) {
+		if (!write_file(USER_PATH, "3"))
+			out->val[2]++;
+		level = path_read_level(USER_PATH);
+		out->val[0]++;
+		if (level < 2)
+			out->val[1]++;
+		if (level < out->val[3])
+			out->val[3] = level;
+	}
+	return 0;
+}
+
+/*
+ * Rules 12 and 16 under concurrency: the host grants and revokes in a loop
+ * while the tenant raises; the tenant never reads below 2, the host reads 3
+ * after every revoke, and a sandbox made before the grant stays at 3.
+ */
+static void grant_revoke_race_with_tenant_raises(void **state)
+{
+	struct fixture *f = *state;
+	struct race r = { .seconds = 10 };
+	struct ns_perf_paranoid p;
+	struct agent *g, *sandbox;
+	long rounds = 0, low = 0;
+	struct out out;
+	time_t end;
+	int gfd;
+
+	lock_host();
+	g = fixture_add(f, container_new());
+	sandbox = fixture_add(f, nested_new(g));
+	gfd = ns_fd(f, g);
+	call_start(g, AS_ROOT, fn_raise_loop, &r, sizeof(r));
+	end = time(NULL) + r.seconds;
+	while (time(NULL) < end) {
+		assert_ret(ns_grant(gfd, 2), 0);
+		assert_ret(ns_get(gfd, &p), 0);
+		low += p.level < 2;
+		assert_ret(ns_revoke(gfd), 0);
+		assert_ret(ns_get(gfd, &p), 0);
+		low += p.level != 3;
+		rounds++;
+	}
+	assert_ret(call_finish(g, &out, AGENT_TIMEOUT_MS), 0);
+	diag("%ld grant/revoke rounds; the tenant read %ld times (%ld below 2, "
+	     "lowest %ld) and raised %ld times", rounds, out.val[0],
+	     out.val[1], out.val[3], out.val[2]);
+	assert_true(rounds > 0 && out.val[0] > 0 && out.val[2] > 0);
+	assert_ret(out.val[1], 0);
+	assert_true(out.val[3] >= 2);
+	assert_ret(low, 0);
+	assert_level(sandbox, 3);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		GTEST(grant_anchors_g_below_host_and_floor),
+		GTEST(revoke_reaches_the_whole_subtree),
+		GTEST(grant_min_bounds_and_suspends_grants),
+		GTEST(grant_min_is_written_by_the_host_only),
+		GTEST(only_host_cap_sys_admin_grants),
+		GTEST(grant_refuses_the_host_and_other_namespaces),
+		GTEST(inside_g_the_tenant_only_raises),
+		GTEST(siblings_and_host_users_stay_locked),
+		GTEST(events_survive_a_revoke),
+		GTEST(g_at_2_is_no_more_than_host_at_2),
+		GTEST(grant_revoke_race_with_tenant_raises),
+	};
+
+	return RUN_TESTS("paranoid_grant", tests);
+}
