@@ -59,6 +59,9 @@
 #define ONLY_PERFMON	((struct who){ .uid = -1, \
 				       .caps = CAP_BIT(CAP_PERFMON) })
 
+static int perf_open_attr(struct perf_event_attr *attr, pid_t pid, int cpu,
+			  int group, unsigned long flags);
+
 /* --- the ioctls ------------------------------------------------------- */
 
 static int ns_grant(int nsfd, int level)
@@ -376,6 +379,97 @@ static void grant_refuses_the_host_and_other_namespaces(void **state)
 		   -EFAULT);
 	assert_anchored(gfd, 2, 2, false);
 	assert_level(NULL, 2);
+}
+
+/* Rule 12: one grant per branch; the outer revoke reaches all of it. */
+static void no_grant_inside_a_granted_namespace(void **state)
+{
+	struct fixture *f = *state;
+	struct agent *g, *c;
+	int gfd, cfd;
+
+	lock_host();
+	g = fixture_add(f, container_new());
+	c = fixture_add(f, nested_new(g));
+	gfd = ns_fd(f, g);
+	cfd = ns_fd(f, c);
+	assert_ret(ns_grant(gfd, 2), 0);
+	assert_ret(ns_grant(cfd, 2), -EBUSY);
+	assert_anchored(cfd, 3, 3, false);
+	assert_ret(ns_revoke(gfd), 0);
+	assert_level(c, 3);
+	assert_ret(ns_grant(cfd, 2), 0);
+	assert_level(c, 2);
+	assert_level(g, 3);
+}
+
+/*
+ * In a host process of G's owner: setns() into G (@in_fd), then open a
+ * user-only event on the process's own child, which stays on the host,
+ * and on pid 1. val[0]: the open before the setns, val[1] after it,
+ * val[2] on pid 1 after it.
+ */
+static int fn_owner_enters(const void *arg, int in_fd, struct out *out)
+{
+	struct perf_event_attr attr = {
+		.type = PERF_TYPE_SOFTWARE,
+		.config = PERF_COUNT_SW_TASK_CLOCK,
+		.exclude_kernel = 1,
+		.exclude_hv = 1,
+	};
+	pid_t child;
+
+	(void)arg;
+	child = fork();
+	if (child == 0) {
+		pause();
+		_exit(0);
+	}
+	if (child < 0)
+		return -errno;
+	out->val[0] = perf_open_attr(&attr, child, -1, -1, 0);
+	if (setns(in_fd, CLONE_NEWUSER)) {
+		snprintf(out->msg, sizeof(out->msg), "setns: %m");
+		kill(child, SIGKILL);
+		return -ENOTRECOVERABLE;
+	}
+	out->val[1] = perf_open_attr(&attr, child, -1, -1, 0);
+	out->val[2] = perf_open_attr(&attr, 1, -1, -1, 0);
+	kill(child, SIGKILL);
+	return 0;
+}
+
+/*
+ * Rule 13: G's owner (a rootless container's user) can enter G and so
+ * profile its own host processes at G's level: documented, and shown here;
+ * nobody else's.
+ */
+static void the_owner_of_g_enters_it_and_profiles_its_own(void **state)
+{
+	struct fixture *f = *state;
+	struct who owner = { .uid = ROOTLESS_BASE, .caps = 0 };
+	struct agent *g;
+	struct out out;
+	int gfd;
+
+	lock_host();
+	g = fixture_add(f, container_new());
+	gfd = ns_fd(f, g);
+	assert_ret(ns_grant(gfd, 2), 0);
+	assert_ret(call_as(NULL, owner, fn_owner_enters, NULL, 0, gfd, &out),
+		   0);
+	diag("G's owner on the host: %s; in G: %s on its own process, %s on "
+	     "pid 1", ret_str(out.val[0]), ret_str(out.val[1]),
+	     ret_str(out.val[2]));
+	assert_ret(out.val[0], -EACCES);
+	assert_ret(out.val[1], 0);
+	assert_ret(out.val[2], -EACCES);
+
+	/* Revoked, the owner's way in gives nothing */
+	assert_ret(ns_revoke(gfd), 0);
+	assert_ret(call_as(NULL, owner, fn_owner_enters, NULL, 0, gfd, &out),
+		   0);
+	assert_ret(out.val[1], -EACCES);
 }
 
 /* --- inside G --------------------------------------------------------- */
@@ -828,6 +922,8 @@ int main(void)
 		GTEST(grant_min_is_written_by_the_host_only),
 		GTEST(only_host_cap_sys_admin_grants),
 		GTEST(grant_refuses_the_host_and_other_namespaces),
+		GTEST(no_grant_inside_a_granted_namespace),
+		GTEST(the_owner_of_g_enters_it_and_profiles_its_own),
 		GTEST(inside_g_the_tenant_only_raises),
 		GTEST(siblings_and_host_users_stay_locked),
 		GTEST(events_survive_a_revoke),

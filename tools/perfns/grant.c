@@ -20,6 +20,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -38,7 +39,9 @@ static const char grant_usage[] =
 	"container can profile itself while the host and every other tenant\n"
 	"stay locked. Namespaces created in it from then on start at LEVEL;\n"
 	"those created before keep their own level. Inside, the level can still\n"
-	"only be raised.\n"
+	"only be raised. A namespace inside a granted one cannot be granted.\n"
+	"The namespace's owner (for a rootless container, its user) can enter\n"
+	"it and so profile its own processes too: a note says so.\n"
 	"\n"
 	"Takes CAP_SYS_ADMIN in the initial user namespace (CAP_PERFMON is not\n"
 	"enough), held by perfns and, with --userns-fd, by whoever opened FD.\n"
@@ -110,8 +113,12 @@ static int grant_target(const char *cmd, pid_t pid, bool exact, int fd,
 	return EXIT_OK;
 }
 
-/* Why the kernel refused a grant or revoke, for @ns. */
-static int grant_error(const char *what, const struct userns *ns, int err)
+/*
+ * Why the kernel refused a grant (of @level) or a revoke (@level INT_MIN),
+ * for @ns.
+ */
+static int grant_error(const char *what, const struct userns *ns, int err,
+		       int level)
 {
 	const struct userns *self;
 	int min;
@@ -128,17 +135,24 @@ static int grant_error(const char *what, const struct userns *ns, int err)
 		else
 			msg("%s %s: refused (EINVAL)", what, ns->name);
 		break;
+	case EBUSY:
+		msg("%s %s: refused: it is inside a granted user namespace (revoke that one first, or grant it instead)",
+		    what, ns->name);
+		break;
 	case EPERM:
 		self = userns_self();
 		if (self && !userns_is_initial(self))
 			msg("%s %s: refused: grants take CAP_SYS_ADMIN in the initial user namespace, and perfns runs in user namespace %lu",
 			    what, ns->name, (unsigned long)self->ino);
-		else if (have_cap_sys_admin() &&
-			 read_proc_int(GRANT_MIN_PATH, &min) == 0)
-			msg("%s %s: refused: the level is below kernel.perf_event_paranoid_grant_min (%d), or the descriptor was opened without CAP_SYS_ADMIN in the initial user namespace",
-			    what, ns->name, min);
-		else
+		else if (!have_cap_sys_admin())
 			msg("%s %s: refused: grants take CAP_SYS_ADMIN in the initial user namespace",
+			    what, ns->name);
+		else if (read_proc_int(GRANT_MIN_PATH, &min) == 0 &&
+			 level != INT_MIN && level < min)
+			msg("%s %s: refused: level %d is below kernel.perf_event_paranoid_grant_min (%d)",
+			    what, ns->name, level, min);
+		else
+			msg("%s %s: refused: the descriptor was opened without CAP_SYS_ADMIN in the initial user namespace",
 			    what, ns->name);
 		break;
 	default:
@@ -147,13 +161,27 @@ static int grant_error(const char *what, const struct userns *ns, int err)
 	return EXIT_FAIL;
 }
 
+/*
+ * Whoever owns a granted namespace can enter it and profile their own
+ * processes at the granted level: say so when that is not root.
+ */
+static void grant_owner_note(const struct userns *ns)
+{
+	uid_t owner;
+
+	if (!ioctl(ns->fd, NS_GET_OWNER_UID, &owner) && owner != 0)
+		msg("note: user namespace %lu is owned by uid %u, who can enter it: the grant also lets that user profile its own processes",
+		    (unsigned long)ns->ino, (unsigned int)owner);
+}
+
 /* Grant @ns @level: EXIT_OK, or a message and EXIT_FAIL. */
 int grant_ns(const struct userns *ns, int level)
 {
 	struct ns_perf_paranoid req = { .level = level };
 
 	if (ioctl(ns->fd, NS_PERF_PARANOID_GRANT, &req))
-		return grant_error("grant", ns, errno);
+		return grant_error("grant", ns, errno, level);
+	grant_owner_note(ns);
 	return EXIT_OK;
 }
 
@@ -214,7 +242,7 @@ static int grant_or_revoke(int argc, char **argv, bool grant)
 		return ret;
 	ret = userns_perf_get(&ns, &now);
 	if (ret) {
-		ret = grant_error(cmd, &ns, -ret);
+		ret = grant_error(cmd, &ns, -ret, INT_MIN);
 		userns_close(&ns);
 		return ret;
 	}
@@ -224,14 +252,17 @@ static int grant_or_revoke(int argc, char **argv, bool grant)
 	else
 		ret = ioctl(ns.fd, NS_PERF_PARANOID_REVOKE);
 	if (ret) {
-		ret = grant_error(cmd, &ns, errno);
+		ret = grant_error(cmd, &ns, errno,
+				  grant ? req.level : INT_MIN);
 		userns_close(&ns);
 		return ret;
 	}
 
-	if (grant)
+	if (grant) {
 		printf("level %d granted to %s (was %d)\n", req.level, what,
 		       before);
+		grant_owner_note(&ns);
+	}
 	else if (!userns_perf_get(&ns, &now))
 		printf("grant revoked on %s: level %d (was %d)\n", what,
 		       now.level, before);
