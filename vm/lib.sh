@@ -34,6 +34,8 @@
 #   kmemleak_report         wait out kmemleak's minimum object age, scan
 #                           twice, print the report ("unreferenced object"
 #                           records; empty if none)
+# the series' code
+#   series_functions        the functions the series adds or changes
 
 tap_n=0 tap_pass=0 tap_fail=0 tap_skip=0
 
@@ -123,4 +125,29 @@ kmemleak_report() {
 	sleep 1
 	echo scan >"$KMEMLEAK"
 	cat "$KMEMLEAK"
+}
+
+# series_functions: the functions the series adds or changes, one per line:
+# every function defined in an added line of build/linux's diff against the
+# base, and the function of each changed hunk (the syscalls under the names
+# their stack frames have). For sorting kernel reports into the series' and
+# the rest (vm/check/kcsan, vm/soak/soak).
+series_functions() {
+	local tree
+	tree=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/build/linux
+	git -C "$tree" diff -U0 base -- '*.c' '*.h' ':!tools' | awk '
+		/^@@/ {
+			ctx = $0; sub(/^@@[^@]*@@ ?/, "", ctx)
+			if (match(ctx, /SYSCALL_DEFINE[0-9]\([a-z0-9_]+/)) {
+				s = substr(ctx, RSTART, RLENGTH); sub(/.*\(/, "", s)
+				print "__do_sys_" s; print "__se_sys_" s; print "__x64_sys_" s
+			} else if (match(ctx, /[A-Za-z_][A-Za-z0-9_]*\(/)) {
+				print substr(ctx, RSTART, RLENGTH - 1)
+			}
+			next
+		}
+		/^\+[A-Za-z_]/ && !/;[ \t]*$/ && match($0, /[A-Za-z_][A-Za-z0-9_]*\(/) {
+			print substr($0, RSTART, RLENGTH - 1)
+		}' | grep -vxE 'if|for|while|switch|return|sizeof|defined|__attribute__|EXPORT_SYMBOL[A-Z_]*|[A-Z_]+' |
+		sort -u
 }
