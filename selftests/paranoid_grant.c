@@ -62,6 +62,15 @@
 static int perf_open_attr(struct perf_event_attr *attr, pid_t pid, int cpu,
 			  int group, unsigned long flags);
 
+/* A user-space-only count of a task's CPU time: what level 2 allows */
+static const struct perf_event_attr user_task_clock = {
+	.size = sizeof(struct perf_event_attr),
+	.type = PERF_TYPE_SOFTWARE,
+	.config = PERF_COUNT_SW_TASK_CLOCK,
+	.exclude_kernel = 1,
+	.exclude_hv = 1,
+};
+
 /* --- the ioctls ------------------------------------------------------- */
 
 static int ns_grant(int nsfd, int level)
@@ -411,12 +420,7 @@ static void no_grant_inside_a_granted_namespace(void **state)
  */
 static int fn_owner_enters(const void *arg, int in_fd, struct out *out)
 {
-	struct perf_event_attr attr = {
-		.type = PERF_TYPE_SOFTWARE,
-		.config = PERF_COUNT_SW_TASK_CLOCK,
-		.exclude_kernel = 1,
-		.exclude_hv = 1,
-	};
+	struct perf_event_attr attr = user_task_clock;
 	pid_t child;
 
 	(void)arg;
@@ -528,13 +532,7 @@ static void siblings_and_host_users_stay_locked(void **state)
 /* In G: open an event and send its descriptor back. */
 static int fn_open_event(const void *arg, int in_fd, struct out *out)
 {
-	struct perf_event_attr attr = {
-		.size = sizeof(attr),
-		.type = PERF_TYPE_SOFTWARE,
-		.config = PERF_COUNT_SW_TASK_CLOCK,
-		.exclude_kernel = 1,
-		.exclude_hv = 1,
-	};
+	struct perf_event_attr attr = user_task_clock;
 
 	(void)arg;
 	(void)in_fd;
@@ -654,13 +652,7 @@ static int try_uncore(struct out *out)
 
 static int try_mlock(void)
 {
-	struct perf_event_attr attr = {
-		.size = sizeof(attr),
-		.type = PERF_TYPE_SOFTWARE,
-		.config = PERF_COUNT_SW_TASK_CLOCK,
-		.exclude_kernel = 1,
-		.exclude_hv = 1,
-	};
+	struct perf_event_attr attr = user_task_clock;
 	struct rlimit none = { 0, 0 };
 	size_t len = (1 + 1024) * sysconf(_SC_PAGESIZE);
 	void *p;
@@ -703,12 +695,7 @@ static int try_kallsyms(void)
 static int fn_attempt(const void *arg, int in_fd, struct out *out)
 {
 	const struct attempt *t = arg;
-	struct perf_event_attr attr = {
-		.type = PERF_TYPE_SOFTWARE,
-		.config = PERF_COUNT_SW_TASK_CLOCK,
-		.exclude_kernel = 1,
-		.exclude_hv = 1,
-	};
+	struct perf_event_attr attr = user_task_clock;
 
 	switch (t->kind) {
 	case TRY_USER_TASK:

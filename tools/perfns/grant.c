@@ -28,6 +28,16 @@
 
 #include "perfns.h"
 
+/* The options of both commands, which name the namespace the same way */
+#define TARGET_OPTIONS \
+	"Options:\n" \
+	"  -p, --pid PID        the container of this process (from a pidfd)\n" \
+	"  -x, --exact          PID's own user namespace, even nested deeper\n" \
+	"  -u, --userns-fd FD   the user namespace descriptor FD (inherited)\n" \
+	"  -h, --help           show this help\n" \
+	"\n" \
+	"Exit status: 0 ok, 1 refused or failed, 2 usage error.\n"
+
 static const char grant_usage[] =
 	"Usage: perfns grant (--pid PID [--exact] | --userns-fd FD) LEVEL\n"
 	"\n"
@@ -47,14 +57,7 @@ static const char grant_usage[] =
 	"enough), held by perfns and, with --userns-fd, by whoever opened FD.\n"
 	"LEVEL must be at least kernel.perf_event_paranoid_grant_min (2 by\n"
 	"default; 1 only where the host lowered it; 0 and below never).\n"
-	"\n"
-	"Options:\n"
-	"  -p, --pid PID        the container of this process (from a pidfd)\n"
-	"  -x, --exact          PID's own user namespace, even nested deeper\n"
-	"  -u, --userns-fd FD   the user namespace descriptor FD (inherited)\n"
-	"  -h, --help           show this help\n"
-	"\n"
-	"Exit status: 0 ok, 1 refused or failed, 2 usage error.\n";
+	"\n" TARGET_OPTIONS;
 
 static const char revoke_usage[] =
 	"Usage: perfns revoke (--pid PID [--exact] | --userns-fd FD)\n"
@@ -64,14 +67,7 @@ static const char revoke_usage[] =
 	"once. Events already open stay open, as they do when a level is\n"
 	"raised. Revoking a namespace that has no grant changes nothing.\n"
 	"Takes what grant takes.\n"
-	"\n"
-	"Options:\n"
-	"  -p, --pid PID        the container of this process (from a pidfd)\n"
-	"  -x, --exact          PID's own user namespace, even nested deeper\n"
-	"  -u, --userns-fd FD   the user namespace descriptor FD (inherited)\n"
-	"  -h, --help           show this help\n"
-	"\n"
-	"Exit status: 0 ok, 1 refused or failed, 2 usage error.\n";
+	"\n" TARGET_OPTIONS;
 
 /*
  * The namespace a grant or revoke acts on, from --pid (as set --pid) or
