@@ -43,6 +43,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/mount.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -424,6 +425,12 @@ static int fn_owner_enters(const void *arg, int in_fd, struct out *out)
 	pid_t child;
 
 	(void)arg;
+	/*
+	 * Becoming the owner's uid made this process non-dumpable, which no
+	 * process of a logged-in user is: ptrace's same-uid rule needs it.
+	 */
+	if (prctl(PR_SET_DUMPABLE, 1))
+		return -errno;
 	child = fork();
 	if (child == 0) {
 		pause();
