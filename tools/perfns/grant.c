@@ -51,7 +51,7 @@ static const char grant_usage[] =
 	"those created before keep their own level. Inside, the level can still\n"
 	"only be raised. A namespace inside a granted one cannot be granted.\n"
 	"The namespace's owner (for a rootless container, its user) can enter\n"
-	"it and so profile its own processes too: a note says so.\n"
+	"it and profile what it runs there: a note says so.\n"
 	"\n"
 	"Takes CAP_SYS_ADMIN in the initial user namespace (CAP_PERFMON is not\n"
 	"enough), held by perfns and, with --userns-fd, by whoever opened FD.\n"
@@ -166,7 +166,7 @@ static void grant_owner_note(const struct userns *ns)
 	uid_t owner;
 
 	if (!ioctl(ns->fd, NS_GET_OWNER_UID, &owner) && owner != 0)
-		msg("note: user namespace %lu is owned by uid %u, who can enter it: the grant also lets that user profile its own processes",
+		msg("note: user namespace %lu is owned by uid %u, who can enter it: what that user runs in it can be profiled too",
 		    (unsigned long)ns->ino, (unsigned int)owner);
 }
 
