@@ -165,6 +165,7 @@ static void grant_owner_note(const struct userns *ns)
 {
 	uid_t owner;
 
+	fflush(stdout);
 	if (!ioctl(ns->fd, NS_GET_OWNER_UID, &owner) && owner != 0)
 		msg("note: user namespace %lu is owned by uid %u, who can enter it: what that user runs in it can be profiled too",
 		    (unsigned long)ns->ino, (unsigned int)owner);
