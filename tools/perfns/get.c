@@ -49,12 +49,20 @@ int cmd_get(int argc, char **argv)
 	optind = 1;
 	while ((c = subcmd_getopt("get", get_usage, ":p:ft:h", opts,
 				  argc, argv, &ret)) > 0) {
-		if (c == 'p')
+		ret = 0;
+		switch (c) {
+		case 'p':
 			ret = parse_pid_arg("get", optarg, &pid);
-		else if (c == 't')
+			break;
+		case 't':
 			ret = parse_timeout_arg("get", optarg);
-		else
-			op.read_floor = true;	/* 'f' */
+			break;
+		case 'f':
+			op.read_floor = true;
+			break;
+		default:
+			ret = usage_error("get", "unknown option");
+		}
 		if (ret)
 			return ret;
 	}

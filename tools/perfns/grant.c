@@ -202,6 +202,7 @@ static int grant_or_revoke(int argc, char **argv, bool grant)
 	optind = 1;
 	while ((c = subcmd_getopt(cmd, grant ? grant_usage : revoke_usage,
 				  ":p:xu:h", opts, argc, argv, &ret)) > 0) {
+		ret = 0;
 		switch (c) {
 		case 'p':
 			ret = parse_pid_arg(cmd, optarg, &pid);

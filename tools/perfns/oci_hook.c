@@ -132,6 +132,7 @@ int cmd_oci_hook(int argc, char **argv)
 	optind = 1;
 	while ((c = subcmd_getopt("oci-hook", hook_usage, ":l:g:t:h", opts,
 				  argc, argv, &ret)) > 0) {
+		ret = 0;
 		switch (c) {
 		case 'g':
 			grant = true;

@@ -306,6 +306,8 @@ int cmd_run(int argc, char **argv)
 		case OPT_MAP_AUTO:
 			map_auto = true;
 			break;
+		default:
+			return usage_error("run", "unknown option");
 		}
 	}
 	if (!c)

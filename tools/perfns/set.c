@@ -108,6 +108,7 @@ int cmd_set(int argc, char **argv)
 	optind = 1;
 	while ((c = subcmd_getopt("set", set_usage, ":f:p:xt:h", opts,
 				  n, args, &ret)) > 0) {
+		ret = 0;
 		switch (c) {
 		case 'f':
 			ret = parse_int(optarg, &op.floor) ?
@@ -124,6 +125,8 @@ int cmd_set(int argc, char **argv)
 		case 't':
 			ret = parse_timeout_arg("set", optarg);
 			break;
+		default:
+			ret = usage_error("set", "unknown option");
 		}
 		if (ret)
 			return ret;

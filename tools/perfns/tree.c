@@ -972,13 +972,19 @@ int cmd_tree(int argc, char **argv)
 	optind = 1;
 	while ((c = subcmd_getopt("tree", tree_usage, ":jt:h", opts,
 				  argc, argv, &ret)) > 0) {
-		if (c == 'j') {
+		ret = 0;
+		switch (c) {
+		case 'j':
 			json = true;
-		} else {
+			break;
+		case 't':
 			ret = parse_timeout_arg("tree", optarg);
-			if (ret)
-				return ret;
+			break;
+		default:
+			ret = usage_error("tree", "unknown option");
 		}
+		if (ret)
+			return ret;
 	}
 	if (!c)
 		return ret;
