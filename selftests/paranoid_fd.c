@@ -33,7 +33,7 @@ static struct agent *container_with_fd(struct fixture *f, int *fd)
 	return c;
 }
 
-/* Contract 7: the descriptor reads the container's level on the host. */
+/* Rule 7: the descriptor reads the container's level on the host. */
 static void fd_from_container_reads_container_level_on_host(void **state)
 {
 	struct fixture *f = *state;
@@ -52,7 +52,7 @@ static void fd_from_container_reads_container_level_on_host(void **state)
 	assert_ret(fd_read_level(fd), 4);
 }
 
-/* Contract 7: a write through it is a write to the container: raise only. */
+/* Rule 7: a write through it is a write to the container: raise only. */
 static void fd_from_container_cannot_lower_container_level(void **state)
 {
 	struct fixture *f = *state;
@@ -67,7 +67,7 @@ static void fd_from_container_cannot_lower_container_level(void **state)
 	assert_ret(host_level(), 2);
 }
 
-/* Contract 7: raising through it changes the container, not the host. */
+/* Rule 7: raising through it changes the container, not the host. */
 static void fd_from_container_raise_changes_container_not_host(void **state)
 {
 	struct fixture *f = *state;

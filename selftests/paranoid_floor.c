@@ -155,7 +155,7 @@ static bool cmdline_floor(int *v)
 }
 
 /*
- * Contract 1 and 6: the floor at boot. Without the command line parameter
+ * Rules 1 and 10: the floor at boot. Without the command line parameter
  * there is none: with the host lowered to -1 the floor file reads -1 and a
  * new container starts at -1. With sysctl.kernel.perf_event_paranoid_userns=V
  * it is V: the file reads max(2, V) and a new container starts there, the
@@ -191,7 +191,7 @@ static void floor_at_boot_is_none_or_the_command_line_value(void **state)
 	assert_floor(c, -1);
 }
 
-/* Contract 4: host at 2 and no floor reads 2; floor 3 reads 3; host 4, 4. */
+/* Rule 4: host at 2 and no floor reads 2; floor 3 reads 3; host 4, 4. */
 static void floor_file_reads_the_level_a_new_namespace_starts_at(
 	void **state)
 {
@@ -209,7 +209,7 @@ static void floor_file_reads_the_level_a_new_namespace_starts_at(
 	assert_floor(NULL, 2);
 }
 
-/* Contract 2: the host's floor never applies to the host itself. */
+/* Rule 2: the host's floor never applies to the host itself. */
 static void floor_never_applies_to_its_own_namespace(void **state)
 {
 	(void)state;
@@ -224,7 +224,7 @@ static void floor_never_applies_to_its_own_namespace(void **state)
 }
 
 /*
- * Contract 2: the floor's purpose. The host at 2, its floor at 3: a
+ * Rule 2: the floor's purpose. The host at 2, its floor at 3: a
  * new rootless container and a namespace nested in it are at 3 and refused
  * perf, the host developer profiles.
  */
@@ -279,7 +279,7 @@ static void developer_rootless_container_locked_by_host_floor(void **state)
 /* --- raising and lowering --------------------------------------------- */
 
 /*
- * Contract 3: raising the floor reaches namespaces that exist already, at
+ * Rule 2: raising the floor reaches namespaces that exist already, at
  * once, through descriptors opened before too.
  */
 static void raising_floor_reaches_existing_descendants_at_once(void **state)
@@ -311,7 +311,7 @@ static void raising_floor_reaches_existing_descendants_at_once(void **state)
 }
 
 /*
- * Contract 3: a namespace created while the floor was 3 keeps 3 as its own
+ * Rule 3: a namespace created while the floor was 3 keeps 3 as its own
  * level when the floor goes down; one created before follows it back down.
  */
 static void lowering_floor_unlocks_only_namespaces_made_before_it(
@@ -442,7 +442,7 @@ static void nested_runtime_locks_its_children_by_their_user_file(
 }
 
 /*
- * Contract 2 and 4 along a chain host > c > n > m, the host's floor and a
+ * Rules 2 and 4 along a chain host > c > n > m, the host's floor and a
  * level set at one depth: each namespace is held to the levels of itself
  * and its ancestors and to the floor, and each floor file reads max(level
  * in force, the floor).
@@ -487,7 +487,7 @@ static void floor_and_levels_along_a_chain(void **state)
 
 /* --- writing ---------------------------------------------------------- */
 
-/* Contract 5: the initial namespace takes any int, INT_MIN clears it. */
+/* Rule 6: the initial namespace takes any int, INT_MIN clears it. */
 static void initial_ns_floor_takes_any_int(void **state)
 {
 	static const int floors[] = { 3, -1, 0, 100, INT_MAX, INT_MIN + 1,
@@ -560,7 +560,7 @@ static void floor_written_from_a_namespace_is_refused(void **state)
 }
 
 /*
- * Contract 4: in a namespace the floor file reads where a namespace created
+ * Rule 4: in a namespace the floor file reads where a namespace created
  * there starts: the level in force there, the host's floor included; the
  * container's root cannot write it (EACCES: uid 100000 on the host).
  */
@@ -590,7 +590,7 @@ static void floor_file_in_a_namespace_reads_where_its_children_start(
 }
 
 /*
- * Contract 5: the floor file is the host's root's, 0644, and the write
+ * Rule 5: the floor file is the host's root's, 0644, and the write
  * also takes CAP_SYS_ADMIN in the initial namespace: uid 0 without it
  * opens the file and is refused the write (EPERM), also through a
  * descriptor root opened; CAP_SYS_ADMIN without uid 0 does not open it
@@ -631,7 +631,7 @@ static void floor_takes_uid_0_and_cap_sys_admin(void **state)
 	assert_level(c, 4);
 }
 
-/* Contract 5: unprivileged users read the floor and cannot write it. */
+/* Rule 5: unprivileged users read the floor and cannot write it. */
 static void unprivileged_users_read_floor_not_write(void **state)
 {
 	struct fixture *f = *state;
@@ -649,7 +649,7 @@ static void unprivileged_users_read_floor_not_write(void **state)
 }
 
 /*
- * Contract 5: junk written to the host's floor is EINVAL and changes
+ * Rule 7: junk written to the host's floor is EINVAL and changes
  * nothing (the strict parser: the whole write judged); from a namespace
  * it is EPERM, refused before it is parsed.
  */

@@ -137,7 +137,7 @@ static void container_reader_at_1_sees_addresses(void **state)
 }
 
 /*
- * Contract 8: with the host at 1, a reader in a container raised to 2 sees
+ * Rule 8: with the host at 1, a reader in a container raised to 2 sees
  * zeros, while an unprivileged host reader still sees the addresses.
  */
 static void container_reader_at_2_sees_zeros_host_at_1_sees_addresses(

@@ -15,7 +15,7 @@
 
 #include "harness.h"
 
-/* Contract 1: the initial namespace boots at 2 (no PERF_EVENTS_RESTRICT). */
+/* Rule 1: the initial namespace boots at 2 (no PERF_EVENTS_RESTRICT). */
 static void initial_ns_starts_at_level_2(void **state)
 {
 	const char *boot = getenv("SELFTESTS_BOOT_LEVEL");
@@ -31,7 +31,7 @@ static void initial_ns_starts_at_level_2(void **state)
 	assert_ret(read_path_as(NULL, AS_NOBODY, USER_PATH), 2);
 }
 
-/* Contract 2: a new namespace starts at its parent's level. */
+/* Rule 3: a new namespace starts at its parent's level. */
 static void new_ns_starts_at_its_parents_level(void **state)
 {
 	struct fixture *f = *state;
@@ -48,7 +48,7 @@ static void new_ns_starts_at_its_parents_level(void **state)
 }
 
 /*
- * Contract 2: the starting level is the parent's effective level, not its
+ * Rule 3: the starting level is the parent's effective level, not its
  * own one. A is created at 2; the host goes to 3, so A is at 3 without
  * having a level of 3 of its own; B is created in A then. When the host goes
  * back to 2, A follows it down but B stays at 3.
@@ -70,7 +70,7 @@ static void new_ns_inherits_effective_not_own_level(void **state)
 	assert_level(b, 3);
 }
 
-/* Contract 3: raising the host reaches running namespaces at once. */
+/* Rule 2: raising the host reaches running namespaces at once. */
 static void running_container_follows_host_raise(void **state)
 {
 	struct fixture *f = *state;
@@ -100,7 +100,7 @@ static void running_container_follows_host_raise(void **state)
 	assert_ret(path_read_level(USER_PATH), 5);
 }
 
-/* Contract 3: lowering the host never takes a namespace below its level. */
+/* Rules 2, 3: lowering the host never takes a namespace below its level. */
 static void container_stays_locked_when_host_lowers(void **state)
 {
 	struct fixture *f = *state;
@@ -119,7 +119,7 @@ static void container_stays_locked_when_host_lowers(void **state)
 	assert_ret(host_level(), -1);
 }
 
-/* Contract 3: a namespace created while the host was at 3 stays at 3. */
+/* Rule 3: a namespace created while the host was at 3 stays at 3. */
 static void ns_created_while_host_at_3_stays_3(void **state)
 {
 	struct fixture *f = *state;
@@ -134,7 +134,7 @@ static void ns_created_while_host_at_3_stays_3(void **state)
 	assert_level(c, 3);
 }
 
-/* Contract 3: one created at 2 follows the host up and back to 2, no lower. */
+/* Rules 2, 3: one made at 2 follows the host up and back to 2, no lower. */
 static void ns_created_at_2_follows_host_up_and_down(void **state)
 {
 	struct fixture *f = *state;
@@ -152,7 +152,7 @@ static void ns_created_at_2_follows_host_up_and_down(void **state)
 	assert_level(c, 2);
 }
 
-/* Contract 3: effective = max(own, parent's effective) at every depth. */
+/* Rule 2: effective = max(own, parent's effective) at every depth. */
 static void effective_level_is_max_along_the_chain(void **state)
 {
 	struct fixture *f = *state;
@@ -195,7 +195,7 @@ static void sibling_containers_are_independent(void **state)
 }
 
 /*
- * Contract 4: user.perf_event_paranoid shows the level of the namespace it
+ * Rule 4: user.perf_event_paranoid shows the level of the namespace it
  * was opened in: the same path opened in three namespaces and read here on
  * the host gives three values.
  */

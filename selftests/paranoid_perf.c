@@ -77,7 +77,7 @@ static void container_at_2_opens_user_only_events(void **state)
 	assert_ret(perf_open_as(c, AS_NOBODY, &user_only), 0);
 }
 
-/* Contract 9: a nested namespace's fresh capabilities do not escape. */
+/* Rule 9: a nested namespace's fresh capabilities do not escape. */
 static void nested_ns_root_cannot_escape_container_level(void **state)
 {
 	struct fixture *f = *state;
@@ -95,7 +95,7 @@ static void nested_ns_root_cannot_escape_container_level(void **state)
 	assert_ret(perf_open_as(n, AS_ROOT, &user_only), -EACCES);
 }
 
-/* Contract 3/8: a container locked at 3 stays locked with the host at -1. */
+/* Rules 3, 8: a container locked at 3 stays locked with the host at -1. */
 static void container_at_3_stays_refused_when_host_at_minus_1(void **state)
 {
 	struct fixture *f = *state;
@@ -107,7 +107,7 @@ static void container_at_3_stays_refused_when_host_at_minus_1(void **state)
 	assert_ret(perf_open_as(c, AS_ROOT, &user_only), -EACCES);
 }
 
-/* Contract 8: a container following the host up to 3 is refused too. */
+/* Rule 8: a container following the host up to 3 is refused too. */
 static void container_refused_when_host_raised_to_3(void **state)
 {
 	struct fixture *f = *state;
@@ -120,7 +120,7 @@ static void container_refused_when_host_raised_to_3(void **state)
 	assert_ret(perf_open_as(c, AS_ROOT, &user_only), 0);
 }
 
-/* Contract 8/9: level 3 on the host. */
+/* Rules 8, 9: level 3 on the host. */
 static void host_level_3_refuses_unprivileged_user(void **state)
 {
 	(void)state;
@@ -159,7 +159,7 @@ static void cap_perfmon_alone_passes_level_3_on_host(void **state)
 		   -EACCES);
 }
 
-/* Contract 8: level 2 refuses kernel events to the unprivileged. */
+/* Rule 8: level 2 refuses kernel events to the unprivileged. */
 static void host_level_2_refuses_kernel_events_to_unprivileged(void **state)
 {
 	(void)state;
@@ -170,7 +170,7 @@ static void host_level_2_refuses_kernel_events_to_unprivileged(void **state)
 	assert_ret(perf_open_as(NULL, AS_NOBODY, &with_kernel), 0);
 }
 
-/* Contract 8: the container's 2 applies inside while the host is at 1. */
+/* Rule 8: the container's 2 applies inside while the host is at 1. */
 static void container_at_2_refuses_kernel_events_host_at_1_allows(
 	void **state)
 {
@@ -186,7 +186,7 @@ static void container_at_2_refuses_kernel_events_host_at_1_allows(
 	assert_ret(perf_open_as(NULL, AS_NOBODY, &with_kernel), 0);
 }
 
-/* Contract 8: level 1 (CPU-wide events) is per namespace too. */
+/* Rule 8: level 1 (CPU-wide events) is per namespace too. */
 static void container_at_1_refuses_cpu_events_host_at_0_allows(
 	void **state)
 {
@@ -231,7 +231,7 @@ static int fn_tracepoint_id(const void *arg, int in_fd, struct out *out)
 }
 
 /*
- * Contract 8: level 0 (raw tracepoint samples) per namespace: with the host
+ * Rule 8: level 0 (raw tracepoint samples) per namespace: with the host
  * at -1, an unprivileged host user samples sched_switch with raw data, the
  * root of a container raised to 0 gets EPERM.
  */

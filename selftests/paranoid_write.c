@@ -25,7 +25,7 @@
 #define NO_SYS_ADMIN ((struct who){ .uid = -1, \
 				    .caps = ~CAP_BIT(CAP_SYS_ADMIN) })
 
-/* Contract 6: the root of a rootless container raises its own level. */
+/* Rule 6: the root of a rootless container raises its own level. */
 static void rootless_container_root_can_raise_its_level(void **state)
 {
 	struct fixture *f = *state;
@@ -38,7 +38,7 @@ static void rootless_container_root_can_raise_its_level(void **state)
 	assert_ret(host_level(), 2);
 }
 
-/* Contract 6: writing the level in force again succeeds. */
+/* Rule 6: writing the level in force again succeeds. */
 static void container_root_can_write_its_level_again(void **state)
 {
 	struct fixture *f = *state;
@@ -56,7 +56,7 @@ static void container_root_can_write_its_level_again(void **state)
 	assert_level(c, 4);
 }
 
-/* Contract 6: lowering fails with EPERM and changes nothing. */
+/* Rule 6: lowering fails with EPERM and changes nothing. */
 static void container_root_cannot_lower_its_level(void **state)
 {
 	struct fixture *f = *state;
@@ -71,7 +71,7 @@ static void container_root_cannot_lower_its_level(void **state)
 	assert_ret(host_level(), 2);
 }
 
-/* Contract 6: the floor is the effective level, inherited ones included. */
+/* Rule 6: the floor is the effective level, inherited ones included. */
 static void container_root_cannot_go_below_host_level(void **state)
 {
 	struct fixture *f = *state;
@@ -106,7 +106,7 @@ static void container_rejects_negative_level(void **state)
 	assert_level(c, 2);
 }
 
-/* Contract 6: the same in a namespace nested in a container. */
+/* Rule 6: the same in a namespace nested in a container. */
 static void nested_root_cannot_lower_its_level(void **state)
 {
 	struct fixture *f = *state;
@@ -139,7 +139,7 @@ static void nested_root_cannot_go_below_its_parents_level(void **state)
 	assert_level(c, 4);
 }
 
-/* Contract 6: raising a child never changes its parent or the host. */
+/* Rule 6: raising a child never changes its parent or the host. */
 static void raising_child_never_changes_parent(void **state)
 {
 	struct fixture *f = *state;
@@ -257,7 +257,7 @@ static void initial_ns_user_file_is_read_only(void **state)
 	assert_ret(path_read_level(USER_PATH), -1);
 }
 
-/* Contract 6: the initial namespace takes any int, lower ones included. */
+/* Rule 6: the initial namespace takes any int, lower ones included. */
 static void host_accepts_any_int(void **state)
 {
 	static const int levels[] = { 4, -1, 0, 1, 3, 100, INT_MAX,
@@ -270,7 +270,7 @@ static void host_accepts_any_int(void **state)
 }
 
 /*
- * Contract 5: a task in the container without CAP_SYS_ADMIN cannot open
+ * Rule 5: a task in the container without CAP_SYS_ADMIN cannot open
  * user.perf_event_paranoid for writing (EACCES) but can open it for
  * reading.
  */
@@ -299,7 +299,7 @@ static void container_task_without_cap_sys_admin_can_read(void **state)
 	assert_ret(read_level_as(c, NO_SYS_ADMIN), 4);
 }
 
-/* Contract 5: a non-root user of the container can read, not write. */
+/* Rule 5: a non-root user of the container can read, not write. */
 static void container_unprivileged_user_can_read_not_write(void **state)
 {
 	struct fixture *f = *state;
@@ -312,7 +312,7 @@ static void container_unprivileged_user_can_read_not_write(void **state)
 	assert_level(c, 3);
 }
 
-/* Contract 5: in a container too, CAP_SYS_ADMIN decides, not uid 0. */
+/* Rule 5: in a container too, CAP_SYS_ADMIN decides, not uid 0. */
 static void container_user_with_only_cap_sys_admin_can_raise(void **state)
 {
 	struct fixture *f = *state;
@@ -370,7 +370,7 @@ static void host_unprivileged_user_cannot_change_host_level(void **state)
 }
 
 /*
- * Contract 5/6: a runtime on the host (root, CAP_SYS_ADMIN in the initial
+ * Rules 5, 6: a runtime on the host (root, CAP_SYS_ADMIN in the initial
  * namespace) that setns() into the container's user namespace writes the
  * container's level through user.perf_event_paranoid: it can raise it and
  * still cannot lower it. kernel.perf_event_paranoid, which that task still
