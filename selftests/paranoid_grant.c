@@ -878,7 +878,7 @@ static void grant_revoke_race_with_tenant_raises(void **state)
 	struct race r = { .seconds = 10 };
 	struct ns_perf_paranoid p;
 	struct agent *g, *sandbox;
-	long rounds = 0, low = 0;
+	long cycles = 0, low = 0;
 	struct out out;
 	time_t end;
 	int gfd;
@@ -896,13 +896,13 @@ static void grant_revoke_race_with_tenant_raises(void **state)
 		assert_ret(ns_revoke(gfd), 0);
 		assert_ret(ns_get(gfd, &p), 0);
 		low += p.level != 3;
-		rounds++;
+		cycles++;
 	}
 	assert_ret(call_finish(g, &out, AGENT_TIMEOUT_MS), 0);
-	diag("%ld grant/revoke rounds; the tenant read %ld times (%ld below 2, "
-	     "lowest %ld) and raised %ld times", rounds, out.val[0],
+	diag("%ld grant/revoke cycles; the tenant read %ld times (%ld below 2, "
+	     "lowest %ld) and raised %ld times", cycles, out.val[0],
 	     out.val[1], out.val[3], out.val[2]);
-	assert_true(rounds > 0 && out.val[0] > 0 && out.val[2] > 0);
+	assert_true(cycles > 0 && out.val[0] > 0 && out.val[2] > 0);
 	assert_ret(out.val[1], 0);
 	assert_true(out.val[3] >= 2);
 	assert_ret(low, 0);
