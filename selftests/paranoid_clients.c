@@ -90,7 +90,8 @@ static void sysctl_in_unshared_container_prints_its_level(void **state)
 
 /*
  * sysctl -a lists each key once, with the container's level: the floor
- * file reads where a namespace made inside would start.
+ * file reads where a namespace made inside would start, grant_min the
+ * host's value (rule 14).
  */
 static void sysctl_a_in_unshared_container_lists_its_level(void **state)
 {
@@ -100,7 +101,8 @@ static void sysctl_a_in_unshared_container_lists_its_level(void **state)
 		      "sysctl -a 2>/dev/null | grep -c perf_event_paranoid; "
 		      "sysctl -a 2>/dev/null | grep perf_event_paranoid'"),
 		   0);
-	assert_string_equal(sh_output, "3\nkernel.perf_event_paranoid = 4\n"
+	assert_string_equal(sh_output, "4\nkernel.perf_event_paranoid = 4\n"
+			    "kernel.perf_event_paranoid_grant_min = 2\n"
 			    "kernel.perf_event_paranoid_userns = 4\n"
 			    "user.perf_event_paranoid = 4\n");
 }
