@@ -161,7 +161,7 @@ static int grant_error(const char *what, const struct userns *ns, int err,
  * Whoever owns a granted namespace can enter it and profile their own
  * processes at the granted level: say so when that is not root.
  */
-static void grant_owner_note(const struct userns *ns)
+void grant_owner_note(const struct userns *ns)
 {
 	uid_t owner;
 
@@ -171,14 +171,16 @@ static void grant_owner_note(const struct userns *ns)
 		    (unsigned long)ns->ino, (unsigned int)owner);
 }
 
-/* Grant @ns @level: EXIT_OK, or a message and EXIT_FAIL. */
+/*
+ * Grant @ns @level: EXIT_OK, or a message and EXIT_FAIL. The caller says
+ * so, then grant_owner_note().
+ */
 int grant_ns(const struct userns *ns, int level)
 {
 	struct ns_perf_paranoid req = { .level = level };
 
 	if (ioctl(ns->fd, NS_PERF_PARANOID_GRANT, &req))
 		return grant_error("grant", ns, errno, level);
-	grant_owner_note(ns);
 	return EXIT_OK;
 }
 
@@ -193,8 +195,8 @@ static int grant_or_revoke(int argc, char **argv, bool grant)
 	};
 	const char *cmd = grant ? "grant" : "revoke";
 	struct userns ns = { .fd = -1 };
-	struct ns_perf_paranoid req = { 0 }, now;
-	int c, ret, fd = -1, before;
+	struct ns_perf_paranoid now;
+	int c, ret, fd = -1, before, level = 0;
 	bool exact = false;
 	char what[512];
 	pid_t pid = 0;
@@ -227,7 +229,7 @@ static int grant_or_revoke(int argc, char **argv, bool grant)
 	if (grant) {
 		if (optind >= argc)
 			return usage_error(cmd, "missing LEVEL");
-		ret = parse_level_arg(cmd, argv[optind++], &req.level);
+		ret = parse_level_arg(cmd, argv[optind++], &level);
 		if (ret)
 			return ret;
 	}
@@ -245,25 +247,25 @@ static int grant_or_revoke(int argc, char **argv, bool grant)
 		return ret;
 	}
 	before = now.level;
-	if (grant)
-		ret = ioctl(ns.fd, NS_PERF_PARANOID_GRANT, &req);
-	else
-		ret = ioctl(ns.fd, NS_PERF_PARANOID_REVOKE);
+	if (grant) {
+		ret = grant_ns(&ns, level);
+	} else if (ioctl(ns.fd, NS_PERF_PARANOID_REVOKE)) {
+		ret = grant_error(cmd, &ns, errno, INT_MIN);
+	}
 	if (ret) {
-		ret = grant_error(cmd, &ns, errno,
-				  grant ? req.level : INT_MIN);
 		userns_close(&ns);
 		return ret;
 	}
 
 	if (grant) {
-		printf("level %d granted to %s (was %d)\n", req.level, what,
-		       before);
+		printf("level %d granted to %s (was %d)\n", level, what, before);
 		grant_owner_note(&ns);
-	}
-	else if (!userns_perf_get(&ns, &now))
+	} else if (!userns_perf_get(&ns, &now)) {
 		printf("grant revoked on %s: level %d (was %d)\n", what,
 		       now.level, before);
+	} else {
+		printf("grant revoked on %s (was %d)\n", what, before);
+	}
 	userns_close(&ns);
 	return EXIT_OK;
 }

@@ -230,9 +230,11 @@ int cmd_oci_hook(int argc, char **argv)
 
 	if (grant) {
 		ret = grant_ns(&target, op.level);
-		if (!ret)
+		if (!ret) {
 			msg("container %s: level %d granted to user namespace %lu: %s",
 			    ctr, op.level, (unsigned long)target.ino, why);
+			grant_owner_note(&target);
+		}
 		goto out;
 	}
 

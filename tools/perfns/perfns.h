@@ -224,6 +224,7 @@ int cmd_tree(int argc, char **argv);
 int cmd_oci_hook(int argc, char **argv);
 int cmd_grant(int argc, char **argv);
 int grant_ns(const struct userns *ns, int level);
+void grant_owner_note(const struct userns *ns);
 int cmd_revoke(int argc, char **argv);
 
 #endif /* PERFNS_H */
