@@ -104,8 +104,8 @@ int cmd_get(int argc, char **argv)
 
 	printf("%d\n", op.read_floor ? res.floor : res.level);
 	if (granted)
-		msg("note: %s is granted level %d by the host: the host's level and floor do not apply to it",
-		    pid ? ns.name : "your user namespace", grant.own);
+		msg("note: %s holds a grant of the host: the host's level and floor do not apply to it",
+		    pid ? ns.name : "your user namespace");
 	if (pid && !userns_is_self(&ns) && !kernel_per_ns(NULL))
 		msg("note: this kernel has no per-namespace perf_event_paranoid; %d is the global level",
 		    res.level);
