@@ -238,7 +238,7 @@ int cmd_oci_hook(int argc, char **argv)
 		goto out;
 	}
 
-	ns_do(&target, &op, &res);
+	level_io_in(&target, &op, &res);
 	if (res.stage == LVL_WRITE && res.err == EPERM && !res.on_floor &&
 	    res.have_level && op.level < res.level) {
 		/* Locked at LEVEL or above is what was asked for. */

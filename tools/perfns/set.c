@@ -178,7 +178,7 @@ int cmd_set(int argc, char **argv)
 			 (unsigned long)self->ino, userns_is_initial(self) ?
 			 " (the initial one)" : "");
 	}
-	ns_do(&ns, &op, &res);
+	level_io_in(&ns, &op, &res);
 	userns_close(&ns);
 	if (res.stage != LVL_OK)
 		return report_level_error(&ns, &res, &op);

@@ -50,9 +50,9 @@
 #define TRY_PROCS	8	/* processes tried to reach a namespace again */
 #define MAX_PAR		4	/* children reading chains at once, at most */
 
-/* Why a node has no level beyond what ns_do() said. */
+/* Why a node has no level beyond what level_io_in() said. */
 enum node_state {
-	NODE_READ,		/* lvl holds what ns_do() said */
+	NODE_READ,		/* lvl holds what level_io_in() said */
 	NODE_SKIPPED,		/* an ancestor's child timed out */
 	NODE_GONE,		/* every process that led to it exited */
 	NODE_ERROR,		/* reaching it again failed: errno in err */
@@ -727,7 +727,7 @@ static void read_levels(struct forest *f, const long *roots, size_t nroots)
 			job = f->jobs[--f->njobs];
 			if (is_self(f, job.start)) {
 				/* Your own, in place; the floor is read here. */
-				ns_do(f->self, &self_op,
+				level_io_in(f->self, &self_op,
 				      &f->nodes[job.start].lvl);
 				push_kids(f, &f->nodes[job.start], 0, job.skip);
 				continue;
