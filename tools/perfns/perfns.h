@@ -96,6 +96,7 @@ extern const char *prog;
 extern int op_timeout_s;
 
 __printf(1, 2) void msg(const char *fmt, ...);
+void *xrealloc(void *p, size_t n);
 __printf(2, 3) int usage_error(const char *cmd, const char *fmt, ...);
 int subcmd_getopt(const char *cmd, const char *usage, const char *optstring,
 		  const struct option *opts, int argc, char **argv,

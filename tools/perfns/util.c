@@ -20,6 +20,17 @@ const char *prog = "perfns";
 /* --timeout: how long one child that enters a namespace may take. */
 int op_timeout_s = DEFAULT_TIMEOUT_S;
 
+/* realloc() that ends perfns with a message when memory runs out. */
+void *xrealloc(void *p, size_t n)
+{
+	p = realloc(p, n ? n : 1);
+	if (!p) {
+		msg("out of memory");
+		exit(EXIT_FAIL);
+	}
+	return p;
+}
+
 /* One line on stderr, prefixed with the program's name. */
 void msg(const char *fmt, ...)
 {
