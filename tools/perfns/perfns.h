@@ -228,6 +228,9 @@ __noreturn void chain_child_main(int w, const int *fds, int n, pid_t parent,
 				 const struct lvl_op *op, uint64_t nonce);
 
 /* level_error.c */
+const char *level_error_text(const struct lvl_result *res,
+			     const struct lvl_op *op, const struct userns *ns,
+			     char *buf, size_t len);
 int report_level_error(const struct userns *ns,
 		       const struct lvl_result *res, const struct lvl_op *op);
 

@@ -4,7 +4,6 @@
  * or as a JSON document (see perfns(1) for its fields).
  */
 #define _GNU_SOURCE
-#include <errno.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <string.h>
@@ -15,13 +14,15 @@
 #define JSON_PROCS	10
 
 /* Why a level could not be read, as a row says it; NULL if it was. */
-static const char *level_problem(const struct node *nd, char *buf, size_t len)
+static const char *node_level_error(const struct node *nd, char *buf,
+				    size_t len)
 {
+	static const struct lvl_result not_read = { .stage = LVL_SKIPPED };
 	const struct lvl_result *r = &nd->lvl;
 
 	switch (nd->state) {
 	case NODE_SKIPPED:
-		return "not read (the child reading a namespace above it timed out or was killed)";
+		return level_error_text(&not_read, NULL, NULL, buf, len);
 	case NODE_GONE:
 		return "unknown (its processes exited while listing)";
 	case NODE_ERROR:
@@ -33,24 +34,7 @@ static const char *level_problem(const struct node *nd, char *buf, size_t len)
 	}
 	if (r->stage == LVL_OK || (r->on_floor && r->have_level))
 		return NULL;	/* the level is known (the floor may not be) */
-	if (r->stage == LVL_SKIPPED)
-		return "not read (the child reading a namespace above it timed out or was killed)";
-	if (r->stage == LVL_SETNS && r->err == EPERM)
-		snprintf(buf, len, "not visible (need CAP_SYS_ADMIN over it)");
-	else if (r->stage == LVL_SETNS)
-		snprintf(buf, len, "not visible (setns: %s)",
-			 strerror(r->err));
-	else if (r->stage == LVL_TIMEOUT)
-		snprintf(buf, len,
-			 "unknown (no answer within %d s: the child that entered it was stopped or stalled)",
-			 op_timeout_s);
-	else if (r->stage == LVL_CHILD)
-		snprintf(buf, len,
-			 "unknown (the child that entered it ended without an answer%s%s)",
-			 r->err ? ": " : "", r->err ? strsignal(r->err) : "");
-	else
-		snprintf(buf, len, "unknown (%s)", strerror(r->err));
-	return buf;
+	return level_error_text(r, NULL, NULL, buf, len);
 }
 
 /*
@@ -77,7 +61,7 @@ static void print_subtree(const struct forest *f, long i, const char *prefix,
 	else
 		printf("  owner: ?");
 	printf("  depth: %d", nd->depth);
-	problem = level_problem(nd, why, sizeof(why));
+	problem = node_level_error(nd, why, sizeof(why));
 	if (!problem) {
 		printf("  level: %d%s", nd->lvl.level,
 		       nd->granted > 0 ? " (granted)" : "");
@@ -152,7 +136,7 @@ static json_t *json_subtree(const struct forest *f, long i)
 		if (!kid || json_array_append_new(kids, kid))
 			goto bad;
 	}
-	problem = level_problem(nd, why, sizeof(why));
+	problem = node_level_error(nd, why, sizeof(why));
 	if (json_object_set_new(o, "id", json_integer(nd->ino)) ||
 	    json_object_set_new(o, "parent", nd->parent < 0 ? json_null() :
 				json_integer(f->nodes[nd->parent].ino)) ||
