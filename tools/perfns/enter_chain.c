@@ -192,7 +192,8 @@ int chain_start(struct chain_run *c, const int *fds, int n,
 	c->pidfd = pidfd_open(c->pid, 0);
 	if (c->pidfd < 0) {
 		mark_failed_from(res, 0, n, LVL_INTERNAL, errno, c->write);
-		kill(c->pid, SIGKILL);	/* our unreaped child: pid not reused */
+		/* Our child, not reaped yet: its pid is not reused. */
+		kill(c->pid, SIGKILL);
 		wait_child(c->pid);
 		close(p[0]);
 		return -1;
@@ -240,7 +241,8 @@ bool chain_poll(struct chain_run *c, const struct pollfd *pf)
 		c->have = 0;
 		if (c->got.nonce != c->nonce || c->got.index != c->answered ||
 		    c->got.r.stage < LVL_OK || c->got.r.stage >= LVL_NSTAGES) {
-			c->deadline = 0;  /* not from our child: trust nothing */
+			/* Not from our child: trust nothing. */
+			c->deadline = 0;
 			return true;
 		}
 		c->res[c->answered] = c->got.r;

@@ -83,7 +83,7 @@ void chain_child_main(int w, const int *fds, int n, pid_t parent,
 			rep.r.floor = -1;
 		}
 		close(4 + k);
-		/* New credentials may have reset both; the parent may be gone. */
+		/* New credentials may reset both; the parent may be gone. */
 		if (prctl(PR_SET_DUMPABLE, 0) ||
 		    prctl(PR_SET_PDEATHSIG, SIGKILL) || getppid() != parent)
 			_exit(1);

@@ -27,7 +27,8 @@ const char *level_error_text(const struct lvl_result *res,
 			     const struct lvl_op *op, const struct userns *ns,
 			     char *buf, size_t len)
 {
-	const char *what = ns ? ns->name : "", *article = ns ? ns_article(ns) : "";
+	const char *article = ns ? ns_article(ns) : "";
+	const char *what = ns ? ns->name : "";
 	const char *err = strerror(res->err);
 	bool initial = ns && userns_is_initial(ns);
 	const char *path = res->on_floor ? FLOOR_PATH :
@@ -106,8 +107,8 @@ const char *level_error_text(const struct lvl_result *res,
 		else
 			snprintf(buf, len,
 				 "the kernel refused %s %d for %s%s: %s",
-				 res->on_floor ? "floor" : "level", wanted, article,
-				 what, err);
+				 res->on_floor ? "floor" : "level", wanted,
+				 article, what, err);
 		return buf;
 	case LVL_GLOBAL:
 		if (!ns)

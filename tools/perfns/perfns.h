@@ -118,12 +118,12 @@ enum lvl_stage {
 	LVL_READ,	/* reading or parsing the value failed */
 	LVL_WRITE,	/* the kernel refused the write */
 	LVL_GLOBAL,	/* the kernel has no series: the level is global */
-	LVL_UNSURE,	/* could not tell whether the kernel has the series */
+	LVL_UNSURE,	/* cannot tell whether the kernel has the series */
 	LVL_NOFLOOR,	/* a floor was to be written; the kernel has none */
 	LVL_TIMEOUT,	/* the child did not answer in time; killed */
 	LVL_CHILD,	/* the child died or answered nonsense */
 	LVL_SKIPPED,	/* not tried: one above it in the chain failed so */
-	LVL_INTERNAL,	/* fork, pipe, ...: failed before reaching the kernel */
+	LVL_INTERNAL,	/* fork, pipe, ...: failed before the kernel */
 	LVL_NSTAGES
 };
 
@@ -144,7 +144,7 @@ struct lvl_result {
 	int err;		/* errno of the failed step, signal for CHILD */
 	bool on_floor;		/* the failed step was on FLOOR_PATH */
 	bool write;		/* the failed step was a write */
-	int level;		/* the effective level read, or -1 with !have */
+	int level;		/* the level read, or -1 (!have_level) */
 	bool have_level;	/* level is valid (also after a failed write) */
 	int floor;		/* what FLOOR_PATH reads */
 	bool have_floor;
@@ -210,7 +210,7 @@ struct chain_run {
 	pid_t pid;
 	int pidfd, rfd;		/* the child, its answer pipe */
 	uint64_t nonce;
-	long long deadline;	/* for the next answer (CLOCK_MONOTONIC ms) */
+	long long deadline;	/* of the next answer, CLOCK_MONOTONIC ms */
 	struct chain_reply got;	/* the answer being read */
 	size_t have;		/* bytes of it read */
 };

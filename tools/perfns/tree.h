@@ -36,7 +36,7 @@ struct node {
 	enum node_state state;
 	int err;
 	struct lvl_result lvl;
-	int granted;		/* anchored by a grant: 1, 0, or -1 unknown */
+	int granted;		/* anchored by a grant: 1, 0, -1 unknown */
 	struct proc_ent *procs;
 	size_t nprocs, procs_cap;
 	long *kids;
@@ -56,9 +56,9 @@ struct forest {
 	size_t hash_size;	/* a power of two */
 	dev_t dev;		/* nsfs */
 	const struct userns *self;
-	unsigned int hidden;	/* processes whose namespace we may not see */
+	unsigned int hidden;	/* processes in namespaces we may not see */
 	unsigned int timeouts, unreadable, gone;
-	int chain_max;		/* namespaces one child may enter in turn */
+	int chain_max;		/* namespaces one child enters in turn */
 	int par;		/* children at work at once */
 	struct chain_job *jobs;	/* chains waiting to be read (a stack) */
 	size_t njobs, jobs_cap;

@@ -207,7 +207,8 @@ static int add_process(struct forest *f, pid_t pid)
 	close(pidfd);
 	if (fstat(fd, &st)) {
 		close(fd);
-		return listing_failed("fstat of its user namespace", pid, errno);
+		return listing_failed("fstat of its user namespace", pid,
+				      errno);
 	}
 	if (!f->n)
 		f->dev = st.st_dev;

@@ -32,8 +32,9 @@ static const char *node_level_error(const struct node *nd, char *buf,
 	case NODE_READ:
 		break;
 	}
+	/* The level is known (the floor may not be). */
 	if (r->stage == LVL_OK || (r->on_floor && r->have_level))
-		return NULL;	/* the level is known (the floor may not be) */
+		return NULL;
 	return level_error_text(r, NULL, NULL, buf, len);
 }
 

@@ -14,7 +14,8 @@
 
 #include "tree.h"
 
-#define TRY_PROCS	8	/* processes tried to reach a namespace again */
+/* Processes tried to reach a namespace again */
+#define TRY_PROCS	8
 
 /* The namespace @hops above @pid's, if it is still @ino; or -errno. */
 static int reopen_from_pid(const struct forest *f, pid_t pid, int hops,

@@ -23,7 +23,8 @@
 
 #include "tree.h"
 
-#define MAX_PAR		4	/* children reading chains at once, at most */
+/* Children reading chains at once, at most */
+#define MAX_PAR		4
 
 /* A chain being read by a child. */
 struct chain_read {
@@ -137,12 +138,13 @@ static void finish_chain_read(struct forest *f, struct chain_read *rd)
 {
 	int planned = rd->planned, opened = rd->opened, k;
 	bool skip = rd->skip;
+	enum lvl_stage stage;
 	struct node *nd;
 
 	for (k = 0; k < opened; k++)
 		f->nodes[rd->chain[k]].lvl = rd->res[k];
 	if (opened < planned) {
-		/* chain[opened] could not be reached; what is below is retried */
+		/* chain[opened] is out of reach; what is below is retried */
 		nd = &f->nodes[rd->chain[opened]];
 		if (skip) {
 			nd->state = NODE_SKIPPED;
@@ -158,18 +160,18 @@ static void finish_chain_read(struct forest *f, struct chain_read *rd)
 
 	for (k = 0; k < planned; k++) {
 		nd = &f->nodes[rd->chain[k]];
+		stage = nd->lvl.stage;
 		if (k > opened || (k == opened && opened < planned && skip)) {
 			nd->state = NODE_SKIPPED;
-		} else if (k < opened && nd->lvl.stage == LVL_TIMEOUT) {
+		} else if (k < opened && stage == LVL_TIMEOUT) {
 			f->timeouts++;
-		} else if (k < opened && nd->lvl.stage != LVL_OK &&
-			   nd->lvl.stage != LVL_SKIPPED &&
-			   !(nd->lvl.stage == LVL_SETNS && nd->lvl.err == EPERM)) {
+		} else if (k < opened && stage != LVL_OK &&
+			   stage != LVL_SKIPPED &&
+			   !(stage == LVL_SETNS && nd->lvl.err == EPERM)) {
 			f->unreadable++;
 		}
-		if (k < opened && (nd->lvl.stage == LVL_TIMEOUT ||
-				   nd->lvl.stage == LVL_SKIPPED ||
-				   nd->lvl.stage == LVL_CHILD))
+		if (k < opened && (stage == LVL_TIMEOUT ||
+				   stage == LVL_SKIPPED || stage == LVL_CHILD))
 			skip = true;
 		if (k == opened && opened < planned) {
 			/* Start again below the one that could not be had. */
@@ -203,7 +205,7 @@ void read_levels(struct forest *f, const long *roots, size_t nroots)
 		while (f->njobs && nrun < f->par) {
 			job = f->jobs[--f->njobs];
 			if (node_is_self(f, job.start)) {
-				/* Your own, in place; the floor is read here. */
+				/* Your own, in place, with the floor. */
 				level_io_in(f->self, &self_op,
 					    &f->nodes[job.start].lvl);
 				push_kids(f, &f->nodes[job.start], 0, job.skip);

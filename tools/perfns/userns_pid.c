@@ -161,13 +161,13 @@ int userns_container_of(const char *cmd, pid_t pid, bool exact,
 			const struct userns *self, struct userns *target,
 			char *what, size_t len)
 {
-	struct userns pns = { .fd = -1 }, below = { .fd = -1 };
+	struct userns proc_ns = { .fd = -1 }, below = { .fd = -1 };
 	int depth, ret;
 
-	ret = userns_of_pid(pid, &pns);
+	ret = userns_of_pid(pid, &proc_ns);
 	if (ret)
 		return ret;
-	depth = userns_depth_below(&pns, self, exact ? NULL : &below);
+	depth = userns_depth_below(&proc_ns, self, exact ? NULL : &below);
 	if (depth == 0) {
 		msg("pid %d is in your own user namespace (%lu); refusing to change it through --pid%s",
 		    (int)pid, (unsigned long)self->ino,
@@ -177,22 +177,23 @@ int userns_container_of(const char *cmd, pid_t pid, bool exact,
 	}
 	if (depth == -EPERM) {
 		msg("the user namespace of pid %d (%lu) is not below yours (%lu); refusing",
-		    (int)pid, (unsigned long)pns.ino,
+		    (int)pid, (unsigned long)proc_ns.ino,
 		    (unsigned long)self->ino);
 		goto fail;
 	}
 	if (depth < 0) {
 		msg("cannot walk up from the user namespace of pid %d (%lu) to yours: %s",
-		    (int)pid, (unsigned long)pns.ino, strerror(-depth));
+		    (int)pid, (unsigned long)proc_ns.ino, strerror(-depth));
 		goto fail;
 	}
 	if (depth == 1 || exact) {
-		*target = pns;
+		*target = proc_ns;
 		userns_close(&below);
 		snprintf(what, len,
 			 "user namespace %lu, pid %d's own, %s%s",
-			 (unsigned long)pns.ino, (int)pid,
-			 depth == 1 ? "directly below yours" : "nested below yours",
+			 (unsigned long)proc_ns.ino, (int)pid,
+			 depth == 1 ? "directly below yours" :
+			 "nested below yours",
 			 depth == 1 ? "" : " (--exact)");
 		return 0;
 	}
@@ -203,11 +204,11 @@ int userns_container_of(const char *cmd, pid_t pid, bool exact,
 	snprintf(what, len,
 		 "user namespace %lu, the container of pid %d: directly below yours, pid %d's own %lu is nested %d levels below yours",
 		 (unsigned long)below.ino, (int)pid, (int)pid,
-		 (unsigned long)pns.ino, depth);
-	userns_close(&pns);
+		 (unsigned long)proc_ns.ino, depth);
+	userns_close(&proc_ns);
 	return 0;
 fail:
-	userns_close(&pns);
+	userns_close(&proc_ns);
 	userns_close(&below);
 	return EXIT_FAIL;
 }
