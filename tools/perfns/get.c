@@ -91,7 +91,7 @@ int cmd_get(int argc, char **argv)
 	} else {
 		ns = *self;
 	}
-	ns_do(&ns, &op, &res);
+	level_io_in(&ns, &op, &res);
 	granted = !op.read_floor && !userns_perf_get(&ns, &grant) &&
 		  (grant.flags & NS_PERF_PARANOID_ANCHORED);
 	userns_close(&ns);

@@ -76,10 +76,11 @@ static const char revoke_usage[] =
 static int grant_target(const char *cmd, pid_t pid, bool exact, int fd,
 			struct userns *ns, char *what, size_t len)
 {
+	bool by_pid = pid != 0, by_fd = fd >= 0;
 	const struct userns *self;
 	int ret, dup;
 
-	if (!pid == (fd < 0))
+	if (by_pid == by_fd)
 		return usage_error(cmd, "give one of --pid and --userns-fd");
 	if (exact && !pid)
 		return usage_error(cmd, "--exact goes with --pid");
@@ -113,8 +114,8 @@ static int grant_target(const char *cmd, pid_t pid, bool exact, int fd,
  * Why the kernel refused a grant (of @level) or a revoke (@level INT_MIN),
  * for @ns.
  */
-static int grant_error(const char *what, const struct userns *ns, int err,
-		       int level)
+static int report_grant_error(const char *what, const struct userns *ns,
+			      int err, int level)
 {
 	const struct userns *self;
 	int min;
@@ -180,7 +181,7 @@ int grant_ns(const struct userns *ns, int level)
 	struct ns_perf_paranoid req = { .level = level };
 
 	if (ioctl(ns->fd, NS_PERF_PARANOID_GRANT, &req))
-		return grant_error("grant", ns, errno, level);
+		return report_grant_error("grant", ns, errno, level);
 	return EXIT_OK;
 }
 
@@ -242,23 +243,23 @@ static int grant_or_revoke(int argc, char **argv, bool grant)
 		return ret;
 	ret = userns_perf_get(&ns, &now);
 	if (ret) {
-		ret = grant_error(cmd, &ns, -ret, INT_MIN);
+		ret = report_grant_error(cmd, &ns, -ret, INT_MIN);
 		userns_close(&ns);
 		return ret;
 	}
 	before = now.level;
-	if (grant) {
+	if (grant)
 		ret = grant_ns(&ns, level);
-	} else if (ioctl(ns.fd, NS_PERF_PARANOID_REVOKE)) {
-		ret = grant_error(cmd, &ns, errno, INT_MIN);
-	}
+	else if (ioctl(ns.fd, NS_PERF_PARANOID_REVOKE))
+		ret = report_grant_error(cmd, &ns, errno, INT_MIN);
 	if (ret) {
 		userns_close(&ns);
 		return ret;
 	}
 
 	if (grant) {
-		printf("level %d granted to %s (was %d)\n", level, what, before);
+		printf("level %d granted to %s (was %d)\n", level, what,
+		       before);
 		grant_owner_note(&ns);
 	} else if (!userns_perf_get(&ns, &now)) {
 		printf("grant revoked on %s: level %d (was %d)\n", what,

@@ -24,7 +24,7 @@ static const struct {
 	  "OCI runtime hook: lock a container's user namespace" },
 };
 
-static void usage(FILE *f)
+static void print_usage(FILE *f)
 {
 	size_t i;
 
@@ -47,12 +47,12 @@ int main(int argc, char **argv)
 	size_t i;
 
 	if (argc < 2) {
-		usage(stderr);
+		print_usage(stderr);
 		return EXIT_USAGE;
 	}
 	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") ||
 	    !strcmp(argv[1], "help")) {
-		usage(stdout);
+		print_usage(stdout);
 		return EXIT_OK;
 	}
 	for (i = 0; i < ARRAY_SIZE(cmds); i++)

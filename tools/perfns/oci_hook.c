@@ -66,7 +66,8 @@ static const char hook_usage[] =
 	"Exit status: 0 ok, 1 refused or failed, 2 usage error.\n";
 
 /* The pid and the id (escaped, for messages) from the state on @f. */
-static int read_state(FILE *f, pid_t *pid, char *id, size_t idlen)
+static int read_container_state(FILE *f, pid_t *pid, char *id,
+				size_t idlen)
 {
 	json_error_t jerr;
 	json_t *state, *v;
@@ -119,7 +120,7 @@ int cmd_oci_hook(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct userns cns = { .fd = -1 }, target = { .fd = -1 };
+	struct userns proc_ns = { .fd = -1 }, target = { .fd = -1 };
 	const struct userns *self;
 	struct lvl_op op = { .write_level = true };
 	bool have_level = false, grant = false;
@@ -170,18 +171,18 @@ int cmd_oci_hook(int argc, char **argv)
 		    (unsigned long)self->ino);
 		return EXIT_FAIL;
 	}
-	if (read_state(stdin, &pid, id, sizeof(id)))
+	if (read_container_state(stdin, &pid, id, sizeof(id)))
 		return EXIT_FAIL;
 	ctr = *id ? id : "?";
 	if (*id)
-		snprintf(cns.name, sizeof(cns.name),
+		snprintf(proc_ns.name, sizeof(proc_ns.name),
 			 "user namespace of pid %d (container %s)",
 			 (int)pid, id);
-	ret = userns_of_pid(pid, &cns);
+	ret = userns_of_pid(pid, &proc_ns);
 	if (ret)
 		return ret;
 
-	depth = userns_depth_below(&cns, self, &target);
+	depth = userns_depth_below(&proc_ns, self, &target);
 	if (depth == 0) {
 		if (userns_is_initial(self)) {
 			msg("container %s (pid %d) has no user namespace of its own: it shares the hook's, the initial user namespace (%lu), and raising that would raise the host's level; refusing",
@@ -207,16 +208,17 @@ int cmd_oci_hook(int argc, char **argv)
 			snprintf(why, sizeof(why),
 				 "directly below the hook's (%lu), with the container's process (pid %d) nested %d levels below the hook's in %lu",
 				 (unsigned long)self->ino, (int)pid, depth,
-				 (unsigned long)cns.ino);
+				 (unsigned long)proc_ns.ino);
 	} else if (depth == -EPERM) {
 		msg("container %s (pid %d): its user namespace (%lu) is not below the hook's (%lu); refusing",
-		    ctr, (int)pid, (unsigned long)cns.ino,
+		    ctr, (int)pid, (unsigned long)proc_ns.ino,
 		    (unsigned long)self->ino);
 		ret = EXIT_FAIL;
 		goto out;
 	} else {
 		msg("container %s (pid %d): cannot walk up from its user namespace (%lu) to the hook's: %s; refusing",
-		    ctr, (int)pid, (unsigned long)cns.ino, strerror(-depth));
+		    ctr, (int)pid, (unsigned long)proc_ns.ino,
+		    strerror(-depth));
 		ret = EXIT_FAIL;
 		goto out;
 	}
@@ -238,7 +240,7 @@ int cmd_oci_hook(int argc, char **argv)
 		goto out;
 	}
 
-	ns_do(&target, &op, &res);
+	level_io_in(&target, &op, &res);
 	if (res.stage == LVL_WRITE && res.err == EPERM && !res.on_floor &&
 	    res.have_level && op.level < res.level) {
 		/* Locked at LEVEL or above is what was asked for. */
@@ -254,6 +256,6 @@ int cmd_oci_hook(int argc, char **argv)
 	}
 out:
 	userns_close(&target);
-	userns_close(&cns);
+	userns_close(&proc_ns);
 	return ret;
 }

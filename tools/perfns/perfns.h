@@ -2,10 +2,13 @@
 /*
  * perfns - kernel.perf_event_paranoid per user namespace, from user space.
  *
- * Shared declarations of the subcommands (one file each) and of the helpers
- * in ns.c (finding, entering and walking user namespaces, reading and
- * writing their level and floor) and util.c (messages, common options,
- * strict number parsing, escaping what tenants name).
+ * Shared declarations of the subcommands (one file each, perfns tree in
+ * tree*.c) and of the helpers they share: user namespace handles
+ * (userns.c) and those of processes (userns_pid.c), reading and writing
+ * the level and floor in place (level_io.c) or in other namespaces through
+ * a child that enters them (enter_chain.c, enter_child.c), what a failure
+ * says (level_error.c), and messages, common options, strict number
+ * parsing and escaping what tenants name (util.c).
  */
 #ifndef PERFNS_H
 #define PERFNS_H
@@ -14,11 +17,14 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdnoreturn.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 #define fallthrough	__attribute__((__fallthrough__))
+#define __noreturn	noreturn
+#define __printf(a, b)	__attribute__((__format__(printf, a, b)))
 
 /*
  * kernel.perf_event_paranoid: one global file. In the initial user namespace
@@ -89,9 +95,9 @@ struct option;
 extern const char *prog;
 extern int op_timeout_s;
 
-void msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-int usage_error(const char *cmd, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+__printf(1, 2) void msg(const char *fmt, ...);
+void *xrealloc(void *p, size_t n);
+__printf(2, 3) int usage_error(const char *cmd, const char *fmt, ...);
 int subcmd_getopt(const char *cmd, const char *usage, const char *optstring,
 		  const struct option *opts, int argc, char **argv,
 		  int *status);
@@ -104,8 +110,6 @@ int parse_timeout_arg(const char *cmd, const char *s);
 bool is_level_word(const char *s);
 size_t escape_bytes(char *dst, size_t size, const char *src, size_t len);
 
-/* ns.c */
-
 /* Where an attempt to read or write a level or floor stopped. */
 enum lvl_stage {
 	LVL_OK,
@@ -114,12 +118,12 @@ enum lvl_stage {
 	LVL_READ,	/* reading or parsing the value failed */
 	LVL_WRITE,	/* the kernel refused the write */
 	LVL_GLOBAL,	/* the kernel has no series: the level is global */
-	LVL_UNSURE,	/* could not tell whether the kernel has the series */
+	LVL_UNSURE,	/* cannot tell whether the kernel has the series */
 	LVL_NOFLOOR,	/* a floor was to be written; the kernel has none */
 	LVL_TIMEOUT,	/* the child did not answer in time; killed */
 	LVL_CHILD,	/* the child died or answered nonsense */
 	LVL_SKIPPED,	/* not tried: one above it in the chain failed so */
-	LVL_INTERNAL,	/* fork, pipe, ...: failed before reaching the kernel */
+	LVL_INTERNAL,	/* fork, pipe, ...: failed before the kernel */
 	LVL_NSTAGES
 };
 
@@ -140,7 +144,7 @@ struct lvl_result {
 	int err;		/* errno of the failed step, signal for CHILD */
 	bool on_floor;		/* the failed step was on FLOOR_PATH */
 	bool write;		/* the failed step was a write */
-	int level;		/* the effective level read, or -1 with !have */
+	int level;		/* the level read, or -1 (!have_level) */
 	bool have_level;	/* level is valid (also after a failed write) */
 	int floor;		/* what FLOOR_PATH reads */
 	bool have_floor;
@@ -157,28 +161,38 @@ struct userns {
 	char name[384];		/* escaped: printable ASCII only */
 };
 
+/* userns.c */
+int userns_from_fd(int fd, struct userns *ns);
 const struct userns *userns_self(void);
-int userns_of_pid(pid_t pid, struct userns *ns);
-int userns_of_pidfd(int pidfd, pid_t pid, struct userns *ns);
-int pidfd_userns(int pidfd, pid_t pid);
 bool userns_same(const struct userns *a, const struct userns *b);
 bool userns_is_self(const struct userns *ns);
 bool userns_is_initial(const struct userns *ns);
-int userns_depth_below(const struct userns *ns, const struct userns *top,
-		       struct userns *below);
-int userns_from_fd(int fd, struct userns *ns);
 void userns_close(struct userns *ns);
 int userns_perf_get(const struct userns *ns, struct ns_perf_paranoid *p);
+int userns_depth_below(const struct userns *ns, const struct userns *top,
+		       struct userns *below);
+bool have_cap_sys_admin(void);
+
+/* userns_pid.c */
+int proc_is_ours(void);
+int pidfd_userns(int pidfd, pid_t pid);
+int userns_of_pidfd(int pidfd, pid_t pid, struct userns *ns);
+int userns_of_pid(pid_t pid, struct userns *ns);
 int userns_container_of(const char *cmd, pid_t pid, bool exact,
 			const struct userns *self, struct userns *target,
 			char *what, size_t len);
-int proc_is_ours(void);
+
+/* level_io.c */
+int level_io_here(const struct lvl_op *op, bool initial,
+		  struct lvl_result *res);
+int kernel_per_ns(int *err);
+int kernel_has_floor(void);
+
+/* enter_chain.c, enter_child.c */
 
 /* The most namespaces one child enters in turn (the kernel nests 32). */
 #define MAX_CHAIN	33
 
-int ns_do(const struct userns *ns, const struct lvl_op *op,
-	  struct lvl_result *res);
 /* One record of a child's answer, authenticated by the nonce. */
 struct chain_reply {
 	uint64_t nonce;
@@ -189,12 +203,14 @@ struct chain_reply {
 /* A child reading or writing a chain of namespaces, for chain_*(). */
 struct chain_run {
 	struct lvl_result *res;	/* one per namespace */
-	int n, want, ok;	/* namespaces, answers had, of them done */
-	bool wr, eof, exited;
+	int n;			/* namespaces in the chain */
+	int answered;		/* answers had */
+	int done;		/* of them, LVL_OK */
+	bool write, eof, exited;
 	pid_t pid;
 	int pidfd, rfd;		/* the child, its answer pipe */
 	uint64_t nonce;
-	long long deadline;	/* for the next answer (CLOCK_MONOTONIC ms) */
+	long long deadline;	/* of the next answer, CLOCK_MONOTONIC ms */
 	struct chain_reply got;	/* the answer being read */
 	size_t have;		/* bytes of it read */
 };
@@ -206,15 +222,17 @@ bool chain_poll(struct chain_run *c, const struct pollfd *pf);
 int chain_end(struct chain_run *c, bool defer);
 void chain_reap_deferred(bool wait);
 long long now_ms(void);
-int ns_chain(const int *fds, int n, const struct lvl_op *op,
-	     struct lvl_result *res);
-int level_io_here(const struct lvl_op *op, bool initial,
-		  struct lvl_result *res);
-int kernel_per_ns(int *err);
-int kernel_has_floor(void);
+int level_io_in(const struct userns *ns, const struct lvl_op *op,
+		struct lvl_result *res);
+__noreturn void chain_child_main(int w, const int *fds, int n, pid_t parent,
+				 const struct lvl_op *op, uint64_t nonce);
+
+/* level_error.c */
+const char *level_error_text(const struct lvl_result *res,
+			     const struct lvl_op *op, const struct userns *ns,
+			     char *buf, size_t len);
 int report_level_error(const struct userns *ns,
 		       const struct lvl_result *res, const struct lvl_op *op);
-bool have_cap_sys_admin(void);
 
 /* The subcommands: argc/argv start at the subcommand's name. */
 int cmd_get(int argc, char **argv);

@@ -335,7 +335,8 @@ int cmd_run(int argc, char **argv)
 	single_g.inner = map == MAP_ROOT ? 0 : egid;
 	single_u.outer = euid;
 	single_g.outer = egid;
-	single_u.count = single_g.count = 1;
+	single_u.count = 1;
+	single_g.count = 1;
 	if (map_auto) {
 		pw = getpwuid(euid);
 		if (subid_block("/etc/subuid", euid, pw ? pw->pw_name : NULL,

@@ -56,7 +56,7 @@ static const char set_usage[] =
 	"Exit status: 0 ok, 1 refused or failed, 2 usage error.\n";
 
 /* Options whose argument may look like a negative number. */
-static bool takes_arg(const char *opt)
+static bool option_takes_arg(const char *opt)
 {
 	static const char *const with_arg[] = {
 		"-p", "--pid", "-f", "--floor", "-t", "--timeout",
@@ -98,7 +98,7 @@ int cmd_set(int argc, char **argv)
 			break;
 		}
 		if (i > 0 && is_level_word(argv[i]) && !level_arg &&
-		    !takes_arg(argv[i - 1]))
+		    !option_takes_arg(argv[i - 1]))
 			level_arg = argv[i];
 		else
 			args[n++] = argv[i];
@@ -111,9 +111,10 @@ int cmd_set(int argc, char **argv)
 		ret = 0;
 		switch (c) {
 		case 'f':
-			ret = parse_int(optarg, &op.floor) ?
-			      usage_error("set", "floor '%s' is not an integer (-1 to 3, or any int for the host)",
-					  optarg) : 0;
+			if (parse_int(optarg, &op.floor))
+				ret = usage_error("set",
+						  "floor '%s' is not an integer (-1 to 3, or any int for the host)",
+						  optarg);
 			op.write_floor = true;
 			break;
 		case 'p':
@@ -178,7 +179,7 @@ int cmd_set(int argc, char **argv)
 			 (unsigned long)self->ino, userns_is_initial(self) ?
 			 " (the initial one)" : "");
 	}
-	ns_do(&ns, &op, &res);
+	level_io_in(&ns, &op, &res);
 	userns_close(&ns);
 	if (res.stage != LVL_OK)
 		return report_level_error(&ns, &res, &op);

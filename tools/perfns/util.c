@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * util.c - messages, the options every subcommand takes alike, and strict
- * parsing of numbers given on the command line.
+ * Messages, the options every subcommand takes alike, strict parsing of
+ * numbers given on the command line, escaping what tenants name, and
+ * allocation that ends perfns when memory runs out.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -19,6 +20,17 @@ const char *prog = "perfns";
 
 /* --timeout: how long one child that enters a namespace may take. */
 int op_timeout_s = DEFAULT_TIMEOUT_S;
+
+/* realloc() that ends perfns with a message when memory runs out. */
+void *xrealloc(void *p, size_t n)
+{
+	p = realloc(p, n ? n : 1);
+	if (!p) {
+		msg("out of memory");
+		exit(EXIT_FAIL);
+	}
+	return p;
+}
 
 /* One line on stderr, prefixed with the program's name. */
 void msg(const char *fmt, ...)
@@ -140,7 +152,8 @@ int parse_level_arg(const char *cmd, const char *s, int *level)
 int parse_pid_arg(const char *cmd, const char *s, pid_t *pid)
 {
 	if (parse_pid(s, pid))
-		return usage_error(cmd, "pid '%s' is not a positive integer", s);
+		return usage_error(cmd, "pid '%s' is not a positive integer",
+				   s);
 	return 0;
 }
 

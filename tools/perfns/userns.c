@@ -1,0 +1,186 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * User namespace handles: taking a descriptor as a user namespace, perfns's
+ * own namespace (taken once, at start), telling namespaces apart, walking up
+ * from one to another, and what the kernel says of a namespace's grant.
+ *
+ * perfns's own namespace is taken from its own pidfd and kept open; any
+ * doubt about it is an error, not a guess.
+ */
+#define _GNU_SOURCE
+#include <cap-ng.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/capability.h>
+#include <linux/nsfs.h>
+#include <sched.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/pidfd.h>
+#include <unistd.h>
+
+#include "perfns.h"
+
+/* Deeper than the kernel's 32 levels: something is wrong. */
+#define MAX_WALK	40
+
+static struct userns self_ns = { .fd = -1 };
+static bool self_known;
+
+/* Takes @fd (closed on failure) after checking that it is a user namespace. */
+int userns_from_fd(int fd, struct userns *ns)
+{
+	struct stat st;
+	int type, err;
+
+	if (fstat(fd, &st)) {
+		err = errno;
+		goto bad;
+	}
+	type = ioctl(fd, NS_GET_NSTYPE);
+	if (type != CLONE_NEWUSER) {
+		err = type < 0 ? errno : EINVAL;
+		goto bad;
+	}
+	ns->fd = fd;
+	ns->dev = st.st_dev;
+	ns->ino = st.st_ino;
+	return 0;
+bad:
+	close(fd);
+	ns->fd = -1;
+	return -err;
+}
+
+/*
+ * perfns's own user namespace, taken once (at the start of every command
+ * that looks at namespaces) and kept open. NULL, after saying why, when it
+ * cannot be told for sure: callers refuse then.
+ */
+const struct userns *userns_self(void)
+{
+	pid_t me = getpid();
+	int pidfd, fd, err;
+
+	if (self_known)
+		return &self_ns;
+	pidfd = pidfd_open(me, 0);
+	if (pidfd < 0) {
+		fd = -errno;
+	} else {
+		fd = pidfd_userns(pidfd, me);
+		close(pidfd);
+	}
+	if (fd >= 0)
+		fd = userns_from_fd(fd, &self_ns);
+	if (fd < 0) {
+		err = -fd;
+		msg("cannot tell which user namespace perfns runs in (%s); refusing to go on",
+		    err == EXDEV ?
+		    "/proc is not the proc file system of perfns's pid namespace, or not mounted" :
+		    strerror(err));
+		return NULL;
+	}
+	snprintf(self_ns.name, sizeof(self_ns.name), "your user namespace");
+	self_known = true;
+	return &self_ns;
+}
+
+bool userns_same(const struct userns *a, const struct userns *b)
+{
+	return a->dev == b->dev && a->ino == b->ino;
+}
+
+/* Only after userns_self() succeeded; false otherwise (not in place). */
+bool userns_is_self(const struct userns *ns)
+{
+	return self_known && (ns == &self_ns || userns_same(ns, &self_ns));
+}
+
+bool userns_is_initial(const struct userns *ns)
+{
+	return ns->ino == INIT_USERNS_INO;
+}
+
+void userns_close(struct userns *ns)
+{
+	if (ns->fd >= 0 && ns != &self_ns &&
+	    !(self_known && ns->fd == self_ns.fd))
+		close(ns->fd);
+	ns->fd = -1;
+}
+
+/*
+ * The level in force in @ns, its own level and whether the host granted it
+ * (NS_PERF_PARANOID_GET): 0, or -errno (-ENOTTY: a kernel without grants).
+ */
+int userns_perf_get(const struct userns *ns, struct ns_perf_paranoid *p)
+{
+	memset(p, 0, sizeof(*p));
+	return ioctl(ns->fd, NS_PERF_PARANOID_GET, p) ? -errno : 0;
+}
+
+/*
+ * How many levels @ns is below @top (NS_GET_PARENT, step by step): 0 when it
+ * is @top, -EPERM when it is not below it (the walk reached the top of what
+ * the caller may see), or another -errno. With @below, the namespace on the
+ * way that is directly below @top is opened there (when the depth is >= 1).
+ */
+int userns_depth_below(const struct userns *ns, const struct userns *top,
+		       struct userns *below)
+{
+	int cur, prev = -1, parent, depth = 0, err;
+	struct stat st;
+
+	if (userns_same(ns, top))
+		return 0;
+	cur = fcntl(ns->fd, F_DUPFD_CLOEXEC, 0);
+	if (cur < 0)
+		return -errno;
+	for (;;) {
+		parent = ioctl(cur, NS_GET_PARENT);
+		if (parent < 0) {
+			err = -errno;
+			goto out;
+		}
+		depth++;
+		if (fstat(parent, &st)) {
+			err = -errno;
+			close(parent);
+			goto out;
+		}
+		if (prev >= 0)
+			close(prev);
+		prev = cur;
+		cur = parent;
+		if (st.st_dev == top->dev && st.st_ino == top->ino)
+			break;
+		if (depth > MAX_WALK) {
+			err = -ELOOP;
+			goto out;
+		}
+	}
+	close(cur);
+	if (below) {
+		err = userns_from_fd(prev, below);
+		if (err)
+			return err;
+	} else {
+		close(prev);
+	}
+	return depth;
+out:
+	close(cur);
+	if (prev >= 0)
+		close(prev);
+	return err;
+}
+
+bool have_cap_sys_admin(void)
+{
+	capng_clear(CAPNG_SELECT_BOTH);
+	if (capng_get_caps_process())
+		return false;
+	return capng_have_capability(CAPNG_EFFECTIVE, CAP_SYS_ADMIN);
+}
