@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -46,22 +47,12 @@ const char *ret_str(long ret)
 	char *buf = bufs[next++ % 4];
 	const char *name;
 
-	if (ret == LEVELS_DIFFER)
-		return "LEVELS_DIFFER";
-	if (ret <= -EREAD && ret > -EREAD - 1000) {
-		name = strerrorname_np(-ret - EREAD);
-		snprintf(buf, 64, "READ_ERR(%s)", name ? name : "?");
-	} else if (ret <= -EOPEN && ret > -EOPEN - 1000) {
-		name = strerrorname_np(-ret - EOPEN);
-		snprintf(buf, 64, "OPEN_ERR(%s)", name ? name : "?");
-	} else {
-		name = ret < 0 && ret > -1000 ? strerrorname_np(-ret) : NULL;
-		/* Could be a level too: show both. */
-		if (name)
-			snprintf(buf, 64, "%ld (-%s)", ret, name);
-		else
-			snprintf(buf, 64, "%ld", ret);
-	}
+	name = ret < 0 && ret > -1000 ? strerrorname_np(-ret) : NULL;
+	/* Could be a level too: show both. */
+	if (name)
+		snprintf(buf, 64, "%ld (-%s)", ret, name);
+	else
+		snprintf(buf, 64, "%ld", ret);
 	return buf;
 }
 
@@ -88,43 +79,30 @@ void _assert_ret(long actual, long expected, const char *expr,
 
 /* --- levels ----------------------------------------------------------- */
 
+/* A read or an open that failed where a test needs it: fail the test. */
+#define io_check(call, what)						\
+	do {								\
+		int __err = (call);					\
+									\
+		if (__err) {						\
+			diag("%s: %s", (what), ret_str(__err));		\
+			fail();						\
+		}							\
+	} while (0)
+
 int fd_read_level(int fd)
 {
-	char buf[32], *end;
-	ssize_t n;
-	long v;
+	int level = 0;
 
-	n = pread(fd, buf, sizeof(buf) - 1, 0);
-	if (n < 0)
-		return READ_ERR(errno);
-	buf[n] = '\0';
-	/* proc_dointvec format: one decimal integer and a newline. */
-	errno = 0;
-	v = strtol(buf, &end, 10);
-	if (errno || end == buf || strcmp(end, "\n") || v < INT_MIN ||
-	    v > INT_MAX)
-		return READ_ERR(EBADMSG);
-	return v;
-}
-
-int fd_write_level(int fd, const char *s)
-{
-	ssize_t n = pwrite(fd, s, strlen(s), 0);
-
-	if (n < 0)
-		return -errno;
-	return (size_t)n == strlen(s) ? 0 : -EIO;
+	io_check(fd_read_int(fd, &level), "reading a level descriptor");
+	return level;
 }
 
 int path_read_level(const char *path)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	int level;
+	int level = 0;
 
-	if (fd < 0)
-		return OPEN_ERR(errno);
-	level = fd_read_level(fd);
-	close(fd);
+	io_check(read_int(path, &level), path);
 	return level;
 }
 
@@ -133,9 +111,8 @@ int path_write_level(const char *path, const char *s)
 	int fd = open(path, O_WRONLY | O_CLOEXEC);
 	int ret;
 
-	if (fd < 0)
-		return OPEN_ERR(errno);
-	ret = fd_write_level(fd, s);
+	io_check(fd < 0 ? -errno : 0, path);
+	ret = fd_write_str(fd, s);
 	close(fd);
 	return ret;
 }
@@ -218,22 +195,47 @@ struct path_arg {
 	char data[256];
 };
 
+/*
+ * In an agent: what failed goes to out->msg (call_as() shows it) and the
+ * caller fails the test; the value read goes to out->val[0].
+ */
+static int out_err(struct out *out, int err, const char *what)
+{
+	snprintf(out->msg, sizeof(out->msg), "%s: %s", what, ret_str(err));
+	return err;
+}
+
+static int out_read_int(struct out *out, const char *path, long *v)
+{
+	int level, err = read_int(path, &level);
+
+	if (err)
+		return out_err(out, err, path);
+	*v = level;
+	return 0;
+}
+
 static int fn_read_path(const void *arg, int in_fd, struct out *out)
 {
 	const struct path_arg *p = arg;
 
 	(void)in_fd;
-	(void)out;
-	return path_read_level(p->path);
+	return out_read_int(out, p->path, &out->val[0]);
 }
 
 static int fn_write_path(const void *arg, int in_fd, struct out *out)
 {
 	const struct path_arg *p = arg;
+	int fd = open(p->path, O_WRONLY | O_CLOEXEC), ret;
 
 	(void)in_fd;
-	(void)out;
-	return path_write_level(p->path, p->data);
+	if (fd < 0) {
+		out->val[0] = -errno;
+		return out_err(out, -errno, "opening it for writing");
+	}
+	ret = fd_write_str(fd, p->data);
+	close(fd);
+	return ret;
 }
 
 static int fn_open_path(const void *arg, int in_fd, struct out *out)
@@ -258,12 +260,20 @@ static struct path_arg path_arg(const char *path, const char *data,
 	return p;
 }
 
+/* A call that must succeed: it returns 0 or the test fails. */
+#define call_check(call)						\
+	do {								\
+		if (call)						\
+			fail();						\
+	} while (0)
+
 int read_path_as(struct agent *a, struct who w, const char *path)
 {
 	struct path_arg p = path_arg(path, NULL, 0);
 	struct out out;
 
-	return call_as(a, w, fn_read_path, &p, sizeof(p), -1, &out);
+	call_check(call_as(a, w, fn_read_path, &p, sizeof(p), -1, &out));
+	return out.val[0];
 }
 
 int write_path_as(struct agent *a, struct who w, const char *path,
@@ -271,8 +281,11 @@ int write_path_as(struct agent *a, struct who w, const char *path,
 {
 	struct path_arg p = path_arg(path, s, 0);
 	struct out out;
+	int ret = call_as(a, w, fn_write_path, &p, sizeof(p), -1, &out);
 
-	return call_as(a, w, fn_write_path, &p, sizeof(p), -1, &out);
+	/* Only a write was asked for: the file must have opened. */
+	call_check(out.val[0]);
+	return ret;
 }
 
 int open_path_as(struct agent *a, struct who w, const char *path, int flags,
@@ -282,11 +295,58 @@ int open_path_as(struct agent *a, struct who w, const char *path, int flags,
 	struct out out;
 	int ret = call_as(a, w, fn_open_path, &p, sizeof(p), -1, &out);
 
-	*fd = out.fd;
+	if (fd)
+		*fd = out.fd;
+	else if (out.fd >= 0)
+		close(out.fd);
 	if (!ret && out.fd < 0) {
 		diag("the descriptor did not arrive");
 		fail();
 	}
+	return ret;
+}
+
+static int fn_read_fd(const void *arg, int in_fd, struct out *out)
+{
+	int level, err = fd_read_int(in_fd, &level);
+
+	(void)arg;
+	if (err)
+		return out_err(out, err, "reading the level descriptor");
+	out->val[0] = level;
+	return 0;
+}
+
+int read_fd_as(struct agent *a, struct who w, int fd)
+{
+	struct out out;
+
+	call_check(call_as(a, w, fn_read_fd, NULL, 0, fd, &out));
+	return out.val[0];
+}
+
+static int fn_write_fd(const void *arg, int in_fd, struct out *out)
+{
+	int err = fn_read_fd(NULL, in_fd, out);
+
+	if (err) {
+		out->val[1] = err;
+		return err;
+	}
+	return fd_write_str(in_fd, arg);
+}
+
+int write_fd_as(struct agent *a, struct who w, int fd, const char *s,
+		int *before)
+{
+	struct out out;
+	int ret;
+
+	assert_true(strlen(s) < AGENT_ARG_MAX);
+	ret = call_as(a, w, fn_write_fd, s, strlen(s) + 1, fd, &out);
+	/* The read before the write must have worked. */
+	call_check(out.val[1]);
+	*before = out.val[0];
 	return ret;
 }
 
@@ -298,20 +358,20 @@ const char *level_path(struct agent *a)
 static int fn_read_level(const void *arg, int in_fd, struct out *out)
 {
 	const bool *both = arg;
-	int level, user;
+	long user;
+	int err;
 
 	(void)in_fd;
-	level = path_read_level(PARANOID_PATH);
-	if (!*both)
-		return level;
-	user = path_read_level(USER_PATH);
-	if (level == user)
-		return level;
+	err = out_read_int(out, PARANOID_PATH, &out->val[0]);
+	if (err || !*both)
+		return err;
+	err = out_read_int(out, USER_PATH, &user);
+	if (err || out->val[0] == user)
+		return err;
 	snprintf(out->msg, sizeof(out->msg),
-		 "kernel.perf_event_paranoid reads %s, "
-		 "user.perf_event_paranoid %s", ret_str(level),
-		 ret_str(user));
-	return LEVELS_DIFFER;
+		 "kernel.perf_event_paranoid reads %ld, "
+		 "user.perf_event_paranoid %ld", out->val[0], user);
+	return -EBADMSG;
 }
 
 int read_level_as(struct agent *a, struct who w)
@@ -319,7 +379,9 @@ int read_level_as(struct agent *a, struct who w)
 	bool both = a && a->depth > 0;
 	struct out out;
 
-	return call_as(a, w, fn_read_level, &both, sizeof(both), -1, &out);
+	call_check(call_as(a, w, fn_read_level, &both, sizeof(both), -1,
+			   &out));
+	return out.val[0];
 }
 
 int read_level(struct agent *a)
@@ -343,6 +405,7 @@ int open_level_as(struct agent *a, struct who w, int flags, int *fd)
 }
 
 struct setns_arg {
+	int flags;		/* open only, with these flags; 0: write */
 	char path[128];
 	char s[2][32];
 };
@@ -350,32 +413,99 @@ struct setns_arg {
 static int fn_setns_write(const void *arg, int in_fd, struct out *out)
 {
 	const struct setns_arg *p = arg;
-	int i;
+	int fd, i, err;
 
-	if (setns(in_fd, CLONE_NEWUSER)) {
-		snprintf(out->msg, sizeof(out->msg), "setns: %m");
-		return -ENOTRECOVERABLE;
+	if (setns(in_fd, CLONE_NEWUSER))
+		return out_err(out, -errno, "setns");
+	if (p->flags) {
+		fd = open(p->path, p->flags | O_CLOEXEC);
+		if (fd < 0)
+			return -errno;
+		close(fd);
+		return 0;
 	}
-	for (i = 0; i < 2; i++)
-		out->val[i] = path_write_level(p->path, p->s[i]);
-	out->val[2] = path_read_level(PARANOID_PATH);
-	out->val[3] = path_read_level(USER_PATH);
-	return 0;
+	for (i = 0; i < 2; i++) {
+		fd = open(p->path, O_WRONLY | O_CLOEXEC);
+		if (fd < 0)
+			return out_err(out, -errno, "opening it for writing");
+		out->val[i] = fd_write_str(fd, p->s[i]);
+		close(fd);
+	}
+	err = out_read_int(out, PARANOID_PATH, &out->val[2]);
+	return err ?: out_read_int(out, USER_PATH, &out->val[3]);
+}
+
+static struct setns_arg setns_arg(const char *path, int flags)
+{
+	struct setns_arg p;
+
+	assert_true(strlen(path) < sizeof(p.path));
+	memset(&p, 0, sizeof(p));
+	p.flags = flags;
+	snprintf(p.path, sizeof(p.path), "%s", path);
+	return p;
 }
 
 int setns_write_as(struct agent *a, struct who w, int nsfd, const char *path,
 		   const char *first, const char *second, struct out *out)
 {
-	struct setns_arg p;
+	struct setns_arg p = setns_arg(path, 0);
 
-	assert_true(strlen(path) < sizeof(p.path));
 	assert_true(strlen(first) < sizeof(p.s[0]));
 	assert_true(strlen(second) < sizeof(p.s[1]));
-	memset(&p, 0, sizeof(p));
-	snprintf(p.path, sizeof(p.path), "%s", path);
 	snprintf(p.s[0], sizeof(p.s[0]), "%s", first);
 	snprintf(p.s[1], sizeof(p.s[1]), "%s", second);
 	return call_as(a, w, fn_setns_write, &p, sizeof(p), nsfd, out);
+}
+
+int setns_open_as(struct agent *a, struct who w, int nsfd, const char *path,
+		  int flags)
+{
+	struct setns_arg p = setns_arg(path, flags);
+	struct out out;
+
+	assert_true(flags);
+	return call_as(a, w, fn_setns_write, &p, sizeof(p), nsfd, &out);
+}
+
+/* --- the floor -------------------------------------------------------- */
+
+int read_floor_as(struct agent *a, struct who w)
+{
+	return read_path_as(a, w, FLOOR_PATH);
+}
+
+int read_floor(struct agent *a)
+{
+	return read_floor_as(a, AS_ROOT);
+}
+
+int write_floor_as(struct agent *a, struct who w, const char *s)
+{
+	return write_path_as(a, w, FLOOR_PATH, s);
+}
+
+int write_floor(struct agent *a, const char *s)
+{
+	return write_floor_as(a, AS_ROOT, s);
+}
+
+int open_floor_as(struct agent *a, struct who w, int flags, int *fd)
+{
+	return open_path_as(a, w, FLOOR_PATH, flags, fd);
+}
+
+void set_host_floor(int v)
+{
+	char s[16];
+
+	snprintf(s, sizeof(s), "%d", v);
+	assert_ret(path_write_level(FLOOR_PATH, s), 0);
+}
+
+int clear_host_floor(void)
+{
+	return write_file(FLOOR_PATH, "-2147483648");
 }
 
 static long perf_event_open(struct perf_event_attr *attr, pid_t pid,
@@ -458,6 +588,33 @@ int perf_open_as(struct agent *a, struct who w, const struct perf_req *p)
 	struct out out;
 
 	return call_as(a, w, fn_perf_open, p, sizeof(*p), -1, &out);
+}
+
+static int fn_tracepoint_id(const void *arg, int in_fd, struct out *out)
+{
+	char path[128];
+	int id;
+
+	(void)in_fd;
+	if (unshare(CLONE_NEWNS) ||
+	    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL))
+		return out_err(out, -errno, "a private mount namespace");
+	if (access("/sys/kernel/tracing/events", F_OK) &&
+	    mount("tracefs", "/sys/kernel/tracing", "tracefs", 0, NULL))
+		return out_err(out, -errno, "mounting tracefs");
+	snprintf(path, sizeof(path), "/sys/kernel/tracing/events/%s/id",
+		 (const char *)arg);
+	out->val[0] = read_int(path, &id) ? -1 : id;
+	return 0;
+}
+
+int tracepoint_id(const char *event)
+{
+	struct out out;
+
+	call_check(call(NULL, fn_tracepoint_id, event, strlen(event) + 1,
+			&out));
+	return out.val[0];
 }
 
 /* --- shell scripts ---------------------------------------------------- */
@@ -558,6 +715,26 @@ int fixture_fd(struct fixture *f, int fd)
 	return fd;
 }
 
+/* For the fixtures: 0 when the host is at HOST_LEVEL, else a message. */
+static int host_at_its_level(const char *when)
+{
+	int level, err = read_int(PARANOID_PATH, &level);
+
+	if (!err && level == HOST_LEVEL)
+		return 0;
+	diag("the host level is %s %s, not %d", ret_str(err ?: level), when,
+	     HOST_LEVEL);
+	return -1;
+}
+
+int fixture_level_fd(struct fixture *f, struct agent *a)
+{
+	int fd;
+
+	assert_ret(open_level_as(a, AS_ROOT, O_RDONLY, &fd), 0);
+	return fixture_fd(f, fd);
+}
+
 int fixture_setup(void **state)
 {
 	struct fixture *f = calloc(1, sizeof(*f));
@@ -565,18 +742,13 @@ int fixture_setup(void **state)
 	if (!f)
 		return -1;
 	*state = f;
-	if (host_level() != HOST_LEVEL) {
-		diag("the host level is %s before the test, not %d",
-		     ret_str(host_level()), HOST_LEVEL);
-		return -1;
-	}
-	return 0;
+	return host_at_its_level("before the test");
 }
 
 int fixture_teardown(void **state)
 {
 	struct fixture *f = *state;
-	int ret = 0, level;
+	int ret = 0, err;
 
 	if (!f)
 		return 0;
@@ -587,12 +759,12 @@ int fixture_teardown(void **state)
 		close(f->fds[--f->nfds]);
 	while (waitpid(-1, NULL, WNOHANG) > 0)
 		;
-	level = path_write_level(PARANOID_PATH, "2");
-	if (!level)
-		level = host_level();
-	if (level != HOST_LEVEL) {
+	err = write_file(PARANOID_PATH, "2");
+	if (err) {
 		diag("restoring the host level to %d: %s", HOST_LEVEL,
-		     ret_str(level));
+		     ret_str(err));
+		ret = -1;
+	} else if (host_at_its_level("after the test")) {
 		ret = -1;
 	}
 	free(f);
@@ -602,20 +774,13 @@ int fixture_teardown(void **state)
 
 int group_setup(void **state)
 {
-	int level = host_level();
-
 	(void)state;
 	if (geteuid() != 0 || !(proc_caps("CapEff") & CAP_BIT(CAP_SYS_ADMIN))) {
 		diag("these tests run as root with all capabilities, in the "
 		     "guest booted by vm/guest/run");
 		return -1;
 	}
-	if (level != HOST_LEVEL) {
-		diag("the host level is %s, not %d: a test left it changed",
-		     ret_str(level), HOST_LEVEL);
-		return -1;
-	}
-	return 0;
+	return host_at_its_level("at the start: a test left it changed");
 }
 
 int selftests_run(const char *name, const struct CMUnitTest *tests,

@@ -24,33 +24,10 @@
 
 #include "userns_agent.h"
 
-/*
- * kernel.perf_event_paranoid: the host's level, written in the initial
- * namespace only; read elsewhere, the level in force in the reader's
- * namespace. user.perf_event_paranoid: in every user namespace, the level in
- * force in the namespace it was opened in; it sets the level of a namespace
- * other than the initial one, and is read-only in the initial one.
- * kernel.perf_event_paranoid_userns: the host's floor.
- */
-#define PARANOID_PATH	"/proc/sys/kernel/perf_event_paranoid"
-#define USER_PATH	"/proc/sys/user/perf_event_paranoid"
-#define FLOOR_PATH	"/proc/sys/kernel/perf_event_paranoid_userns"
+/* The level files: PARANOID_PATH, USER_PATH, FLOOR_PATH (userns_agent.h) */
 #define KPTR_PATH	"/proc/sys/kernel/kptr_restrict"
 
 #define HOST_LEVEL	2	/* the boot default, restored after each test */
-
-/*
- * Levels can be negative, so failures that come with a level are told
- * apart: -(EOPEN + e) when open() failed with e, -(EREAD + e) when read()
- * failed with e (or EBADMSG when what it read was not a level). Writes
- * return 0 or -errno, or OPEN_ERR(e).
- */
-#define EOPEN		1000
-#define EREAD		2000
-#define OPEN_ERR(e)	(-(EOPEN + (e)))
-#define READ_ERR(e)	(-(EREAD + (e)))
-/* read_level_as(): the two level files of a namespace read differently. */
-#define LEVELS_DIFFER	(-3000)
 
 /* TAP diagnostics ("# ..."). */
 void diag(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -62,15 +39,23 @@ const char *ret_str(long ret);
 void _assert_ret(long actual, long expected, const char *expr,
 		 const char *file, int line);
 
-/* --- a level file: one of the files above --------------------------- */
+/*
+ * --- a level file: one of the files above ----------------------------
+ *
+ * Levels can be negative, so a level is never returned together with an
+ * errno: the functions that return a level fail the test when it cannot be
+ * read. A write returns 0 or the -errno of write(2), and fails the test
+ * when the file cannot be opened for writing: a refusal at open is
+ * asserted with open_path_as() (or open_level_as(), open_floor_as()).
+ * Functions that run in an agent use read_int() and fd_write_str() of
+ * userns_agent.h, which return -errno, and say what failed in out->msg.
+ */
 
-/* Read a level through a descriptor: the level, or READ_ERR(e). */
+/* Read a level through a descriptor, here. */
 int fd_read_level(int fd);
-/* Write @s through a descriptor at offset 0: 0 or -errno. */
-int fd_write_level(int fd, const char *s);
-/* Open @path here and read it: the level, OPEN_ERR(e) or READ_ERR(e). */
+/* Open @path here and read it. */
 int path_read_level(const char *path);
-/* Open @path here and write @s: 0, -errno or OPEN_ERR(e). */
+/* Open @path here and write @s: 0 or -errno of the write. */
 int path_write_level(const char *path, const char *s);
 
 /* The level as the test program (host root) sees it. */
@@ -105,14 +90,25 @@ struct agent *nested_new(struct agent *parent);
 
 /* --- the level file in an agent -------------------------------------- */
 
-/* In @a as @w: @path read by a fresh open: the level, OPEN_ERR, READ_ERR. */
+/* In @a as @w: @path read by a fresh open: the level. */
 int read_path_as(struct agent *a, struct who w, const char *path);
-/* In @a as @w: write @s to @path by a fresh open: 0, -errno or OPEN_ERR. */
+/* In @a as @w: write @s to @path by a fresh open: 0 or -errno. */
 int write_path_as(struct agent *a, struct who w, const char *path,
 		  const char *s);
-/* In @a as @w: open @path; *fd gets it here; 0 or -errno. */
+/*
+ * In @a as @w: open @path; *fd gets it here (-1 if the open failed; @fd
+ * NULL: it is closed); 0 or -errno.
+ */
 int open_path_as(struct agent *a, struct who w, const char *path, int flags,
 		 int *fd);
+/* In @a as @w: the level read through @fd. */
+int read_fd_as(struct agent *a, struct who w, int fd);
+/*
+ * In @a as @w: read the level through @fd into *@before, then write @s
+ * through it: 0 or -errno of the write.
+ */
+int write_fd_as(struct agent *a, struct who w, int fd, const char *s,
+		int *before);
 
 /*
  * The file that sets the level of @a's namespace: PARANOID_PATH on the host
@@ -123,7 +119,7 @@ const char *level_path(struct agent *a);
 /*
  * The level in force in @a's namespace as @w reads it by fresh opens. In a
  * namespace other than the initial one both PARANOID_PATH and USER_PATH are
- * read and must agree (else LEVELS_DIFFER, with both values shown); on the
+ * read and must agree (else the test fails, showing both values); on the
  * host only PARANOID_PATH, so that the host's tests also run on a kernel
  * without the series.
  */
@@ -138,11 +134,29 @@ int open_level_as(struct agent *a, struct who w, int flags, int *fd);
 /*
  * In @a as @w: setns() into the user namespace @nsfd, then write @first and
  * @second to @path by fresh opens; val[0] and val[1] get what the writes
- * returned, val[2] what PARANOID_PATH reads afterwards and val[3] what
- * USER_PATH reads. Returns 0, or -ENOTRECOVERABLE if setns() failed.
+ * returned (0 or -errno), val[2] what PARANOID_PATH reads afterwards and
+ * val[3] what USER_PATH reads. Returns 0, or -errno with out->msg saying
+ * what failed: setns(), an open or a read.
  */
 int setns_write_as(struct agent *a, struct who w, int nsfd, const char *path,
 		   const char *first, const char *second, struct out *out);
+/* In @a as @w: setns() into @nsfd, then open @path: 0 or -errno. */
+int setns_open_as(struct agent *a, struct who w, int nsfd, const char *path,
+		  int flags);
+
+/*
+ * The host's floor (FLOOR_PATH), as the level file above: read and written
+ * in @a as @w by fresh opens, opened, or set on the host (asserting).
+ */
+int read_floor_as(struct agent *a, struct who w);
+int read_floor(struct agent *a);
+int write_floor_as(struct agent *a, struct who w, const char *s);
+int write_floor(struct agent *a, const char *s);
+int open_floor_as(struct agent *a, struct who w, int flags, int *fd);
+void set_host_floor(int v);
+#define assert_floor(a, v)	assert_ret(read_floor(a), (v))
+/* Write INT_MIN, no floor (its boot value), on the host: 0 or -errno. */
+int clear_host_floor(void);
 
 enum perf_kind { PERF_TASK, PERF_CPU, PERF_TRACEPOINT };
 
@@ -157,6 +171,12 @@ struct perf_req {
  * if perf_event_open() failed.
  */
 int perf_open_as(struct agent *a, struct who w, const struct perf_req *p);
+
+/*
+ * The id of tracepoint @event ("sched/sched_switch") from tracefs, mounted
+ * in a private mount namespace if it is not mounted: -1 if it has none.
+ */
+int tracepoint_id(const char *event);
 
 /* Assert the level read by a fresh open in @a (NULL: the host). */
 #define assert_level(a, level) assert_ret(read_level(a), (level))
@@ -194,6 +214,11 @@ struct fixture {
 
 struct agent *fixture_add(struct fixture *f, struct agent *a);
 int fixture_fd(struct fixture *f, int fd);
+/*
+ * level_path(@a) opened read-only by @a's root (asserting), the descriptor
+ * closed by the fixture.
+ */
+int fixture_level_fd(struct fixture *f, struct agent *a);
 int fixture_setup(void **state);
 /* Frees the agents and descriptors, restores and checks the host level. */
 int fixture_teardown(void **state);

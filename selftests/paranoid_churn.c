@@ -25,24 +25,20 @@
 
 #include "userns_agent.h"
 
-#define PARANOID_PATH	"/proc/sys/kernel/perf_event_paranoid"
-#define USER_PATH	"/proc/sys/user/perf_event_paranoid"
-
 static void __attribute__((noreturn)) child(int sock, int pass)
 {
-	char buf[16];
-	int fd;
+	int fd, level;
 
 	if (unshare_mapped() || write_file(USER_PATH, "3"))
 		_exit(1);
 	fd = open(USER_PATH, O_RDWR | O_CLOEXEC);
-	if (fd < 0 || read(fd, buf, sizeof(buf)) <= 0 || buf[0] != '3')
+	if (fd < 0 || fd_read_int(fd, &level) || level != 3)
 		_exit(2);
 	if (pass && send_fd(sock, fd))
 		_exit(3);
 	close(fd);
 	if (write_file(PARANOID_PATH, "4") != -EPERM ||
-	    read_file(PARANOID_PATH, buf, sizeof(buf)) <= 0 || buf[0] != '3')
+	    read_int(PARANOID_PATH, &level) || level != 3)
 		_exit(5);
 	if (unshare_mapped() || write_file(USER_PATH, "4") ||
 	    write_file(USER_PATH, "2") != -EPERM)
@@ -53,8 +49,7 @@ static void __attribute__((noreturn)) child(int sock, int pass)
 int main(int argc, char **argv)
 {
 	long n = argc > 1 ? atol(argv[1]) : 1000, i, errors = 0;
-	int sv[2], status, fd;
-	char buf[16];
+	int sv[2], status, fd, level;
 	pid_t pid;
 
 	if (socketpair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0, sv))
@@ -74,8 +69,8 @@ int main(int argc, char **argv)
 					i, status);
 		}
 		/* The child is gone, its namespace lives on in the file. */
-		if (i % 10 == 0 && (fd < 0 || pread(fd, buf, sizeof(buf), 0)
-						 <= 0 || buf[0] != '3')) {
+		if (i % 10 == 0 && (fd < 0 || fd_read_int(fd, &level) ||
+				    level != 3)) {
 			if (errors++ < 5)
 				fprintf(stderr, "# iteration %ld: descriptor\n",
 					i);

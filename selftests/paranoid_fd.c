@@ -60,8 +60,8 @@ static void fd_from_container_cannot_lower_container_level(void **state)
 	int fd;
 
 	c = container_with_fd(f, &fd);
-	assert_ret(fd_write_level(fd, "2"), -EPERM);
-	assert_ret(fd_write_level(fd, "-1"), -EPERM);
+	assert_ret(fd_write_str(fd, "2"), -EPERM);
+	assert_ret(fd_write_str(fd, "-1"), -EPERM);
 	assert_ret(fd_read_level(fd), 3);
 	assert_level(c, 3);
 	assert_ret(host_level(), 2);
@@ -75,7 +75,7 @@ static void fd_from_container_raise_changes_container_not_host(void **state)
 	int fd;
 
 	c = container_with_fd(f, &fd);
-	assert_ret(fd_write_level(fd, "4"), 0);
+	assert_ret(fd_write_str(fd, "4"), 0);
 	assert_ret(fd_read_level(fd), 4);
 	assert_level(c, 4);
 	assert_ret(host_level(), 2);
@@ -92,16 +92,10 @@ static void fd_from_container_outlives_the_container(void **state)
 	f->agents[--f->n] = NULL;
 	agent_free(c);
 	assert_ret(fd_read_level(fd), 3);
-	assert_ret(fd_write_level(fd, "2"), -EPERM);
-	assert_ret(fd_write_level(fd, "6"), 0);
+	assert_ret(fd_write_str(fd, "2"), -EPERM);
+	assert_ret(fd_write_str(fd, "6"), 0);
 	assert_ret(fd_read_level(fd), 6);
 	assert_ret(host_level(), 2);
-}
-
-static int fn_write_in_fd(const void *arg, int in_fd, struct out *out)
-{
-	out->val[0] = fd_read_level(in_fd);
-	return fd_write_level(in_fd, arg);
 }
 
 /*
@@ -113,13 +107,13 @@ static void fd_from_container_not_writable_by_unprivileged_user(
 	void **state)
 {
 	struct fixture *f = *state;
-	struct out out;
+	int before;
 	int fd;
 
 	container_with_fd(f, &fd);
-	assert_ret(call_as(NULL, AS_NOBODY, fn_write_in_fd, "5", 2, fd, &out),
+	assert_ret(write_fd_as(NULL, AS_NOBODY, fd, "5", &before),
 		   -EPERM);
-	assert_ret(out.val[0], 3);
+	assert_ret(before, 3);
 	assert_ret(fd_read_level(fd), 3);
 }
 
@@ -187,8 +181,8 @@ static void container_user_file_owned_by_overflow_uid(void **state)
 
 	assert_ret(write_level(c, "4"), 0);
 	assert_level(c, 4);
-	assert_ret(fd_write_level(fd, "5"), 0);
-	assert_ret(write_level_as(c, user, "6"), OPEN_ERR(EACCES));
+	assert_ret(fd_write_str(fd, "5"), 0);
+	assert_ret(open_level_as(c, user, O_WRONLY, NULL), -EACCES);
 	assert_level(c, 5);
 }
 
@@ -204,20 +198,31 @@ static void container_user_file_owned_by_overflow_uid(void **state)
 static int fn_open_then_setns(const void *arg, int in_fd, struct out *out)
 {
 	int old = open(USER_PATH, O_RDONLY | O_CLOEXEC);
-	int kold = open(PARANOID_PATH, O_RDWR | O_CLOEXEC), fd;
+	int kold = open(PARANOID_PATH, O_RDWR | O_CLOEXEC);
+	int level[3], err, i;
 
 	(void)arg;
-	if (old < 0 || kold < 0)
-		return OPEN_ERR(errno);
+	if (old < 0 || kold < 0) {
+		snprintf(out->msg, sizeof(out->msg), "open on the host: %m");
+		return -ENOTRECOVERABLE;
+	}
 	if (setns(in_fd, CLONE_NEWUSER)) {
 		snprintf(out->msg, sizeof(out->msg), "setns: %m");
 		return -ENOTRECOVERABLE;
 	}
-	out->val[0] = fd_read_level(old);
-	fd = open(USER_PATH, O_RDONLY | O_CLOEXEC);
-	out->val[1] = fd < 0 ? OPEN_ERR(errno) : fd_read_level(fd);
-	out->val[2] = fd_read_level(kold);
-	out->val[3] = fd_write_level(kold, "7");
+	err = fd_read_int(old, &level[0]);
+	if (!err)
+		err = read_int(USER_PATH, &level[1]);
+	if (!err)
+		err = fd_read_int(kold, &level[2]);
+	if (err) {
+		snprintf(out->msg, sizeof(out->msg), "reading a level: %s",
+			 strerrorname_np(-err));
+		return err;
+	}
+	for (i = 0; i < 3; i++)
+		out->val[i] = level[i];
+	out->val[3] = fd_write_str(kold, "7");
 	return 0;
 }
 
@@ -261,7 +266,7 @@ struct write_at {
 	char data[64];
 };
 
-/* One pwrite(2): what it returned (the length or -errno), or OPEN_ERR. */
+/* One pwrite(2): what it returned (the length or -errno). */
 static int fn_write_at(const void *arg, int in_fd, struct out *out)
 {
 	const struct write_at *w = arg;
@@ -269,9 +274,10 @@ static int fn_write_at(const void *arg, int in_fd, struct out *out)
 	ssize_t n;
 
 	(void)in_fd;
-	(void)out;
-	if (fd < 0)
-		return OPEN_ERR(errno);
+	if (fd < 0) {
+		snprintf(out->msg, sizeof(out->msg), "open %s: %m", w->path);
+		return -ENOTRECOVERABLE;
+	}
 	n = pwrite(fd, w->data, strlen(w->data), w->off);
 	close(fd);
 	return n < 0 ? -errno : n;

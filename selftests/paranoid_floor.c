@@ -60,36 +60,6 @@ static const struct perf_req user_only = { .kind = PERF_TASK };
 
 /* --- the floor file --------------------------------------------------- */
 
-static int read_floor_as(struct agent *a, struct who w)
-{
-	return read_path_as(a, w, FLOOR_PATH);
-}
-
-static int read_floor(struct agent *a)
-{
-	return read_floor_as(a, AS_ROOT);
-}
-
-static int write_floor_as(struct agent *a, struct who w, const char *s)
-{
-	return write_path_as(a, w, FLOOR_PATH, s);
-}
-
-static int write_floor(struct agent *a, const char *s)
-{
-	return write_floor_as(a, AS_ROOT, s);
-}
-
-#define assert_floor(a, v)	assert_ret(read_floor(a), (v))
-
-static void set_host_floor(int v)
-{
-	char s[16];
-
-	snprintf(s, sizeof(s), "%d", v);
-	assert_ret(path_write_level(FLOOR_PATH, s), 0);
-}
-
 /* The floor, if this kernel has it: 0, or a message and -1. */
 static int floor_present(void)
 {
@@ -105,7 +75,7 @@ static int floor_setup(void **state)
 {
 	if (fixture_setup(state) || floor_present())
 		return -1;
-	if (path_write_level(FLOOR_PATH, "-2147483648")) {
+	if (clear_host_floor()) {
 		diag("could not clear the host's floor");
 		return -1;
 	}
@@ -117,7 +87,7 @@ static int floor_teardown(void **state)
 	int ret = 0, err;
 
 	if (!floor_present()) {
-		err = path_write_level(FLOOR_PATH, "-2147483648");
+		err = clear_host_floor();
 		if (err) {
 			diag("clearing the host's floor: %s", ret_str(err));
 			ret = -1;
@@ -268,8 +238,8 @@ static void developer_rootless_container_locked_by_host_floor(void **state)
 	assert_ret(perf_open_as(c, AS_ROOT, &user_only), -EACCES);
 	assert_ret(perf_open_as(n, AS_ROOT, &user_only), -EACCES);
 	assert_ret(write_level(c, "2"), -EPERM);
-	assert_ret(write_floor(c, "2"), OPEN_ERR(EACCES));
-	assert_ret(write_floor(n, "2"), OPEN_ERR(EACCES));
+	assert_ret(open_floor_as(c, AS_ROOT, O_WRONLY, NULL), -EACCES);
+	assert_ret(open_floor_as(n, AS_ROOT, O_WRONLY, NULL), -EACCES);
 	assert_level(c, 3);
 	assert_floor(c, 3);
 	assert_floor(NULL, 3);
@@ -290,10 +260,8 @@ static void raising_floor_reaches_existing_descendants_at_once(void **state)
 
 	c = fixture_add(f, container_new());
 	n = fixture_add(f, nested_new(c));
-	assert_ret(open_level_as(c, AS_ROOT, O_RDONLY, &cfd), 0);
-	fixture_fd(f, cfd);
-	assert_ret(open_level_as(n, AS_ROOT, O_RDONLY, &nfd), 0);
-	fixture_fd(f, nfd);
+	cfd = fixture_level_fd(f, c);
+	nfd = fixture_level_fd(f, n);
 	assert_ret(fd_read_level(cfd), 2);
 	assert_ret(perf_open_as(c, AS_ROOT, &user_only), 0);
 
@@ -346,19 +314,6 @@ static void lowering_floor_unlocks_only_namespaces_made_before_it(
 	assert_floor(NULL, -1);
 }
 
-static int fn_read_fd(const void *arg, int in_fd, struct out *out)
-{
-	(void)arg;
-	(void)out;
-	return fd_read_level(in_fd);
-}
-
-static int fn_floor_through_fd(const void *arg, int in_fd, struct out *out)
-{
-	out->val[0] = fd_read_level(in_fd);
-	return fd_write_level(in_fd, arg);
-}
-
 /*
  * Only the host has a floor: the root of a rootless container cannot open
  * the floor file for writing (it is uid 100000 on the host), the root of a
@@ -375,8 +330,8 @@ static void namespace_cannot_set_a_floor(void **state)
 	n = fixture_add(f, nested_new(c));
 	r = fixture_add(f, agent_userns(NULL, 0, 1));
 	rn = fixture_add(f, agent_userns(r, 0, 1));
-	assert_ret(write_floor(c, "4"), OPEN_ERR(EACCES));
-	assert_ret(write_floor(n, "4"), OPEN_ERR(EACCES));
+	assert_ret(open_floor_as(c, AS_ROOT, O_WRONLY, NULL), -EACCES);
+	assert_ret(open_floor_as(n, AS_ROOT, O_WRONLY, NULL), -EACCES);
 	assert_ret(write_floor(r, "4"), -EPERM);
 	assert_ret(write_floor(rn, "4"), -EPERM);
 	assert_floor(NULL, 2);
@@ -432,10 +387,10 @@ static void nested_runtime_locks_its_children_by_their_user_file(
 	assert_floor(c, 2);
 	assert_floor(NULL, 2);
 	/* The floor file: the container's root is uid 100000 on the host. */
-	assert_ret(setns_write_as(c, AS_ROOT, nsfd, FLOOR_PATH, "5", "4",
-				  &out), 0);
-	assert_ret(out.val[0], OPEN_ERR(EACCES));
-	assert_ret(out.val[1], OPEN_ERR(EACCES));
+	assert_ret(setns_open_as(c, AS_ROOT, nsfd, FLOOR_PATH, O_WRONLY),
+		   -EACCES);
+	assert_ret(setns_open_as(c, AS_ROOT, nsfd, FLOOR_PATH, O_RDWR),
+		   -EACCES);
 	assert_level(n, 4);
 	assert_floor(NULL, 2);
 	assert_ret(host_level(), 2);
@@ -526,7 +481,7 @@ static void floor_written_from_a_namespace_is_refused(void **state)
 	struct fixture *f = *state;
 	struct agent *r = fixture_add(f, agent_userns(NULL, 0, 1));
 	struct agent *rn = fixture_add(f, agent_userns(r, 0, 1));
-	struct out out;
+	int before;
 	unsigned int i;
 	int fd;
 
@@ -549,11 +504,11 @@ static void floor_written_from_a_namespace_is_refused(void **state)
 
 	assert_ret(open_path_as(r, AS_ROOT, FLOOR_PATH, O_RDWR, &fd), 0);
 	fixture_fd(f, fd);
-	assert_ret(call_as(r, AS_ROOT, fn_floor_through_fd, "6", 2, fd, &out),
+	assert_ret(write_fd_as(r, AS_ROOT, fd, "6", &before),
 		   -EPERM);
-	assert_ret(out.val[0], 3);
+	assert_ret(before, 3);
 	assert_floor(NULL, 3);
-	assert_ret(fd_write_level(fd, "4"), 0);
+	assert_ret(fd_write_str(fd, "4"), 0);
 	assert_floor(NULL, 4);
 	assert_floor(r, 4);
 	assert_ret(host_level(), 2);
@@ -583,8 +538,8 @@ static void floor_file_in_a_namespace_reads_where_its_children_start(
 	n = fixture_add(f, nested_new(c));
 	assert_level(n, 5);
 	assert_floor(n, 5);
-	assert_ret(write_floor(c, "6"), OPEN_ERR(EACCES));
-	assert_ret(write_floor(c, "5"), OPEN_ERR(EACCES));
+	assert_ret(open_floor_as(c, AS_ROOT, O_WRONLY, NULL), -EACCES);
+	assert_ret(open_floor_as(c, AS_ROOT, O_RDWR, NULL), -EACCES);
 	assert_floor(c, 5);
 	assert_floor(NULL, 3);
 }
@@ -601,19 +556,18 @@ static void floor_takes_uid_0_and_cap_sys_admin(void **state)
 	struct fixture *f = *state;
 	struct agent *c = fixture_add(f, container_new());
 	struct who admin = { .uid = 1000, .caps = CAP_BIT(CAP_SYS_ADMIN) };
-	struct out out;
+	int before;
 	int fd;
 
 	assert_ret(write_floor_as(NULL, NO_SYS_ADMIN, "3"), -EPERM);
 	assert_ret(write_floor_as(NULL, NO_SYS_ADMIN, "-1"), -EPERM);
 	fd = fixture_fd(f, open(FLOOR_PATH, O_RDWR | O_CLOEXEC));
-	assert_ret(call_as(NULL, NO_SYS_ADMIN, fn_floor_through_fd, "3", 2,
-			   fd, &out), -EPERM);
-	assert_ret(write_floor_as(c, NO_SYS_ADMIN, "3"), OPEN_ERR(EACCES));
+	assert_ret(write_fd_as(NULL, NO_SYS_ADMIN, fd, "3", &before), -EPERM);
+	assert_ret(open_floor_as(c, NO_SYS_ADMIN, O_WRONLY, NULL), -EACCES);
 	assert_ret(open_path_as(c, NO_SYS_ADMIN, FLOOR_PATH, O_RDWR, &fd),
 		   -EACCES);
-	assert_ret(write_floor_as(NULL, admin, "4"), OPEN_ERR(EACCES));
-	assert_ret(write_floor_as(c, admin, "3"), OPEN_ERR(EACCES));
+	assert_ret(open_floor_as(NULL, admin, O_WRONLY, NULL), -EACCES);
+	assert_ret(open_floor_as(c, admin, O_WRONLY, NULL), -EACCES);
 	assert_floor(NULL, 2);
 	assert_floor(c, 2);
 	assert_ret(read_floor_as(NULL, NO_SYS_ADMIN), 2);
@@ -640,10 +594,10 @@ static void unprivileged_users_read_floor_not_write(void **state)
 
 	set_host_floor(3);
 	assert_ret(read_floor_as(NULL, DEVELOPER), 3);
-	assert_ret(write_floor_as(NULL, DEVELOPER, "2"), OPEN_ERR(EACCES));
-	assert_ret(write_floor_as(NULL, DEVELOPER, "9"), OPEN_ERR(EACCES));
+	assert_ret(open_floor_as(NULL, DEVELOPER, O_WRONLY, NULL), -EACCES);
+	assert_ret(open_floor_as(NULL, DEVELOPER, O_RDWR, NULL), -EACCES);
 	assert_ret(read_floor_as(c, user), 3);
-	assert_ret(write_floor_as(c, user, "9"), OPEN_ERR(EACCES));
+	assert_ret(open_floor_as(c, user, O_WRONLY, NULL), -EACCES);
 	assert_floor(NULL, 3);
 	assert_floor(c, 3);
 }
@@ -711,33 +665,30 @@ static void floor_descriptor_shows_its_readers_value(void **state)
 	struct fixture *f = *state;
 	struct agent *c = fixture_add(f, container_new());
 	struct agent *r;
-	struct out out;
+	int before;
 	int cfd, hfd;
 
 	set_level(c, 4);
 	assert_ret(open_path_as(c, AS_ROOT, FLOOR_PATH, O_RDONLY, &cfd), 0);
 	fixture_fd(f, cfd);
 	assert_ret(fd_read_level(cfd), 2);
-	assert_ret(call_as(c, AS_ROOT, fn_read_fd, NULL, 0, cfd, &out), 4);
+	assert_ret(read_fd_as(c, AS_ROOT, cfd), 4);
 	set_host_floor(5);
 	assert_ret(fd_read_level(cfd), 5);
-	assert_ret(call_as(c, AS_ROOT, fn_read_fd, NULL, 0, cfd, &out), 5);
+	assert_ret(read_fd_as(c, AS_ROOT, cfd), 5);
 
 	set_host_floor(3);
 	r = fixture_add(f, agent_userns(NULL, 0, 1));
 	hfd = fixture_fd(f, open(FLOOR_PATH, O_RDWR | O_CLOEXEC));
 	assert_ret(fd_read_level(hfd), 3);
-	assert_ret(call_as(c, AS_ROOT, fn_floor_through_fd, "9", 2, hfd,
-			   &out), -EPERM);
-	assert_ret(out.val[0], 4);
-	assert_ret(call_as(c, AS_ROOT, fn_floor_through_fd, "1", 2, hfd,
-			   &out), -EPERM);
-	assert_ret(call_as(r, AS_ROOT, fn_floor_through_fd, "9", 2, hfd,
-			   &out), -EPERM);
-	assert_ret(out.val[0], 3);
+	assert_ret(write_fd_as(c, AS_ROOT, hfd, "9", &before), -EPERM);
+	assert_ret(before, 4);
+	assert_ret(write_fd_as(c, AS_ROOT, hfd, "1", &before), -EPERM);
+	assert_ret(write_fd_as(r, AS_ROOT, hfd, "9", &before), -EPERM);
+	assert_ret(before, 3);
 	assert_floor(NULL, 3);
 	/* The host's own writes through it: any int, lowering too. */
-	assert_ret(fd_write_level(hfd, "1"), 0);
+	assert_ret(fd_write_str(hfd, "1"), 0);
 	assert_floor(NULL, 2);
 	assert_level(c, 4);
 	assert_level(r, 3);

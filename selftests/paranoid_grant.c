@@ -52,7 +52,6 @@
 #include "harness.h"
 
 #define GRANT_MIN_PATH	"/proc/sys/kernel/perf_event_paranoid_grant_min"
-#define NO_FLOOR	"-2147483648"
 
 #define DEVELOPER	((struct who){ .uid = 1000, .caps = 0 })
 #define NO_SYS_ADMIN	((struct who){ .uid = -1, \
@@ -164,8 +163,7 @@ static int grant_setup(void **state)
 {
 	if (fixture_setup(state) || grant_min_present())
 		return -1;
-	if (path_write_level(GRANT_MIN_PATH, "2") ||
-	    path_write_level(FLOOR_PATH, NO_FLOOR)) {
+	if (write_file(GRANT_MIN_PATH, "2") || clear_host_floor()) {
 		diag("could not reset grant_min and the floor");
 		return -1;
 	}
@@ -174,12 +172,11 @@ static int grant_setup(void **state)
 
 static int grant_teardown(void **state)
 {
-	int ret = 0;
+	int ret = 0, min = 0;
 
 	if (!grant_min_present() &&
-	    (path_write_level(GRANT_MIN_PATH, "2") ||
-	     path_write_level(FLOOR_PATH, NO_FLOOR) ||
-	     path_read_level(GRANT_MIN_PATH) != 2)) {
+	    (write_file(GRANT_MIN_PATH, "2") || clear_host_floor() ||
+	     read_int(GRANT_MIN_PATH, &min) || min != 2)) {
 		diag("restoring grant_min and the floor failed");
 		ret = -1;
 	}
@@ -187,11 +184,6 @@ static int grant_teardown(void **state)
 }
 
 #define GTEST(f) cmocka_unit_test_setup_teardown(f, grant_setup, grant_teardown)
-
-static int read_floor_in(struct agent *a)
-{
-	return read_path_as(a, AS_ROOT, FLOOR_PATH);
-}
 
 /* The host locked: level 3, floor 3, as Debian's default with the floor. */
 static void lock_host(void)
@@ -230,8 +222,8 @@ static void grant_anchors_g_below_host_and_floor(void **state)
 	assert_level(before, 3);
 	assert_level(sibling, 3);
 	assert_level(NULL, 3);
-	assert_ret(read_floor_in(g), 2);
-	assert_ret(read_floor_in(sibling), 3);
+	assert_ret(read_floor(g), 2);
+	assert_ret(read_floor(sibling), 3);
 }
 
 /* Rule 16: revoke puts the whole subtree under the chain again at once. */
@@ -313,8 +305,8 @@ static void grant_min_is_written_by_the_host_only(void **state)
 	struct fixture *f = *state;
 	struct agent *g = fixture_add(f, container_new());
 
-	assert_ret(write_path_as(g, AS_ROOT, GRANT_MIN_PATH, "1"),
-		   OPEN_ERR(EACCES));
+	assert_ret(open_path_as(g, AS_ROOT, GRANT_MIN_PATH, O_WRONLY, NULL),
+		   -EACCES);
 	assert_ret(write_path_as(NULL, NO_SYS_ADMIN, GRANT_MIN_PATH, "1"),
 		   -EPERM);
 	assert_ret(read_path_as(g, AS_ROOT, GRANT_MIN_PATH), 2);
@@ -632,7 +624,7 @@ static int try_uncore(struct out *out)
 {
 	static const char *const dir = "/sys/bus/event_source/devices";
 	char path[256], buf[32];
-	int ret = -ENOENT, n = 0, r;
+	int ret = -ENOENT, n = 0, r, type;
 	FILE *ls;
 
 	snprintf(path, sizeof(path),
@@ -645,9 +637,9 @@ static int try_uncore(struct out *out)
 
 		buf[strcspn(buf, "\n")] = '\0';
 		snprintf(path, sizeof(path), "%s/%s/type", dir, buf);
-		if (read_file(path, path, sizeof(path)) <= 0)
+		if (read_int(path, &type))
 			continue;
-		attr.type = atoi(path);
+		attr.type = type;
 		r = perf_open_attr(&attr, -1, 0, -1, 0);
 		n++;
 		if (!r)
@@ -749,23 +741,6 @@ static int fn_attempt(const void *arg, int in_fd, struct out *out)
 	return -ENOTRECOVERABLE;
 }
 
-/* On the host: a tracepoint's id from tracefs, -1 if it has none. */
-static int fn_tracepoint_id(const void *arg, int in_fd, struct out *out)
-{
-	char path[128], buf[32];
-
-	(void)in_fd;
-	(void)out;
-	if (unshare(CLONE_NEWNS) ||
-	    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL))
-		return -errno;
-	if (access("/sys/kernel/tracing/events", F_OK))
-		mount("tracefs", "/sys/kernel/tracing", "tracefs", 0, NULL);
-	snprintf(path, sizeof(path), "/sys/kernel/tracing/events/%s/id",
-		 (const char *)arg);
-	return read_file(path, buf, sizeof(buf)) > 0 ? atoi(buf) : -1;
-}
-
 /* On the host: a descriptor of cgroup2's root, mounted if it is not. */
 static int fn_cgroup_fd(const void *arg, int in_fd, struct out *out)
 {
@@ -802,10 +777,8 @@ static void g_at_2_is_no_more_than_host_at_2(void **state)
 	gfd = ns_fd(f, g);
 	sibling = fixture_add(f, container_new());
 	t.sibling = sibling->pid;
-	t.sched_switch = call(NULL, fn_tracepoint_id, "sched/sched_switch",
-			      sizeof("sched/sched_switch"), &out);
-	t.function = call(NULL, fn_tracepoint_id, "ftrace/function",
-			  sizeof("ftrace/function"), &out);
+	t.sched_switch = tracepoint_id("sched/sched_switch");
+	t.function = tracepoint_id("ftrace/function");
 	assert_true(t.sched_switch > 0);
 	assert_ret(call(NULL, fn_cgroup_fd, NULL, 0, &out), 0);
 	cgroup_fd = fixture_fd(f, out.fd);
@@ -814,7 +787,7 @@ static void g_at_2_is_no_more_than_host_at_2(void **state)
 	for (k = 0; k < ARRAY_SIZE(attempt_names); k++) {
 		t.kind = k;
 		set_host_level(2);
-		assert_ret(path_write_level(FLOOR_PATH, NO_FLOOR), 0);
+		assert_ret(clear_host_floor(), 0);
 		assert_ret(ns_revoke(gfd), 0);
 		host_ret = call_as(NULL, DEVELOPER, fn_attempt, &t, sizeof(t),
 				   cgroup_fd, &out);
@@ -850,14 +823,19 @@ static int fn_raise_loop(const void *arg, int in_fd, struct out *out)
 {
 	const struct race *r = arg;
 	time_t end = time(NULL) + r->seconds;
-	int level;
+	int level, err;
 
 	(void)in_fd;
 	out->val[3] = INT_MAX;
 	while (time(NULL) < end) {
 		if (!write_file(USER_PATH, "3"))
 			out->val[2]++;
-		level = path_read_level(USER_PATH);
+		err = read_int(USER_PATH, &level);
+		if (err) {
+			snprintf(out->msg, sizeof(out->msg), "reading %s: %s",
+				 USER_PATH, strerrorname_np(-err));
+			return err;
+		}
 		out->val[0]++;
 		if (level < 2)
 			out->val[1]++;

@@ -60,36 +60,20 @@ static int addresses_shown(struct agent *a, struct who w)
 	return -EBADMSG;
 }
 
-static int read_kptr_restrict(void)
-{
-	FILE *f = fopen(KPTR_PATH, "re");
-	int v = -1;
-
-	if (f) {
-		if (fscanf(f, "%d", &v) != 1)
-			v = -1;
-		fclose(f);
-	}
-	return v;
-}
-
+/* kernel.kptr_restrict set to @v and read back: 0 or -1. */
 static int write_kptr_restrict(int v)
 {
-	FILE *f = fopen(KPTR_PATH, "we");
-	int ret;
+	int now;
 
-	if (!f)
-		return -1;
-	ret = fprintf(f, "%d\n", v) < 0;
-	ret |= fclose(f) != 0;
-	return ret || read_kptr_restrict() != v ? -1 : 0;
+	return write_int(KPTR_PATH, v) || read_int(KPTR_PATH, &now) ||
+	       now != v ? -1 : 0;
 }
 
 static int kallsyms_setup(void **state)
 {
-	int ret = fixture_setup(state), old = read_kptr_restrict();
+	int ret = fixture_setup(state), old;
 
-	if (ret || old < 0)
+	if (ret || read_int(KPTR_PATH, &old) || old < 0)
 		return -1;
 	((struct fixture *)*state)->priv = (void *)(long)(old + 1);
 	return write_kptr_restrict(0);

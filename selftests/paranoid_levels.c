@@ -80,10 +80,8 @@ static void running_container_follows_host_raise(void **state)
 	c = fixture_add(f, container_new());
 	n = fixture_add(f, nested_new(c));
 	/* Descriptors opened before the raise show it too. */
-	assert_ret(open_level_as(c, AS_ROOT, O_RDONLY, &cfd), 0);
-	fixture_fd(f, cfd);
-	assert_ret(open_level_as(n, AS_ROOT, O_RDONLY, &nfd), 0);
-	fixture_fd(f, nfd);
+	cfd = fixture_level_fd(f, c);
+	nfd = fixture_level_fd(f, n);
 	assert_ret(fd_read_level(cfd), 2);
 	assert_ret(fd_read_level(nfd), 2);
 
@@ -232,13 +230,6 @@ static void user_file_shows_level_of_ns_it_was_opened_in(void **state)
 	assert_ret(fd_read_level(nfd), 4);
 }
 
-static int fn_read_fd(const void *arg, int in_fd, struct out *out)
-{
-	(void)arg;
-	(void)out;
-	return fd_read_level(in_fd);
-}
-
 /*
  * kernel.perf_event_paranoid shows the level in force in the namespace of
  * whoever reads it, whatever namespace it was opened in: opened in a
@@ -250,16 +241,15 @@ static void kernel_file_shows_level_of_its_reader(void **state)
 {
 	struct fixture *f = *state;
 	struct agent *c, *n;
-	struct out out;
 	int hfd, cfd, nfd;
 
 	open_in_three(f, PARANOID_PATH, &c, &n, &hfd, &cfd, &nfd);
 	assert_ret(fd_read_level(hfd), 2);
 	assert_ret(fd_read_level(cfd), 2);
 	assert_ret(fd_read_level(nfd), 2);
-	assert_ret(call_as(n, AS_ROOT, fn_read_fd, NULL, 0, cfd, &out), 4);
-	assert_ret(call_as(c, AS_NOBODY, fn_read_fd, NULL, 0, hfd, &out), 3);
-	assert_ret(call_as(c, AS_ROOT, fn_read_fd, NULL, 0, nfd, &out), 3);
+	assert_ret(read_fd_as(n, AS_ROOT, cfd), 4);
+	assert_ret(read_fd_as(c, AS_NOBODY, hfd), 3);
+	assert_ret(read_fd_as(c, AS_ROOT, nfd), 3);
 }
 
 int main(void)

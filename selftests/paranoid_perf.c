@@ -205,31 +205,6 @@ static void container_at_1_refuses_cpu_events_host_at_0_allows(
 	assert_ret(perf_open_as(NULL, AS_NOBODY, &cpu_wide), -EACCES);
 }
 
-/* The id of sched:sched_switch, from tracefs mounted in a private mount ns. */
-static int fn_tracepoint_id(const void *arg, int in_fd, struct out *out)
-{
-	const char *path = "/sys/kernel/tracing/events/sched/sched_switch/id";
-	FILE *file;
-	int id = -1;
-
-	(void)arg;
-	(void)in_fd;
-	if (unshare(CLONE_NEWNS) ||
-	    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) ||
-	    (access(path, R_OK) &&
-	     mount("tracefs", "/sys/kernel/tracing", "tracefs", 0, NULL))) {
-		snprintf(out->msg, sizeof(out->msg), "mounting tracefs: %m");
-		return -ENOTRECOVERABLE;
-	}
-	file = fopen(path, "re");
-	if (!file || fscanf(file, "%d", &id) != 1) {
-		snprintf(out->msg, sizeof(out->msg), "reading %s: %m", path);
-		return -ENOTRECOVERABLE;
-	}
-	fclose(file);
-	return id;
-}
-
 /*
  * Rule 8: level 0 (raw tracepoint samples) per namespace: with the host
  * at -1, an unprivileged host user samples sched_switch with raw data, the
@@ -240,10 +215,9 @@ static void container_at_0_refuses_raw_tracepoint_host_at_minus_1_allows(
 {
 	struct fixture *f = *state;
 	struct perf_req tp = { .kind = PERF_TRACEPOINT, .kernel = true };
-	struct out out;
 	struct agent *c;
 
-	tp.tp_id = call(NULL, fn_tracepoint_id, NULL, 0, &out);
+	tp.tp_id = tracepoint_id("sched/sched_switch");
 	assert_true(tp.tp_id > 0);
 	set_host_level(-1);
 	c = fixture_add(f, container_new());

@@ -12,6 +12,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
@@ -74,19 +75,32 @@ static void count(long *counter)
  * initial one: the level is user.perf_event_paranoid's; reads alternate
  * between it and kernel.perf_event_paranoid, which shows the same level.
  */
-static int read_now(void)
+static int read_now(struct shared *sh)
 {
 	static unsigned int n;
+	const char *path = n++ % 2 ? PARANOID_PATH : USER_PATH;
+	int level, err = read_int(path, &level);
 
-	return path_read_level(n++ % 2 ? PARANOID_PATH : USER_PATH);
+	if (!err)
+		return level;
+	report(sh, "reading %s: %s", path, strerrorname_np(-err));
+	return INT_MIN;
 }
 
-static int write_now(int level)
+/* A write(2) of @level: 0 or -errno (a failed open is reported). */
+static int write_now(struct shared *sh, int level)
 {
+	int fd = open(USER_PATH, O_WRONLY | O_CLOEXEC), ret;
 	char s[16];
 
+	if (fd < 0) {
+		report(sh, "opening %s: %m", USER_PATH);
+		return -ENOTRECOVERABLE;
+	}
 	snprintf(s, sizeof(s), "%d", level);
-	return path_write_level(USER_PATH, s);
+	ret = fd_write_str(fd, s);
+	close(fd);
+	return ret;
 }
 
 static unsigned int seed_for(unsigned int salt)
@@ -115,7 +129,7 @@ static int finish(struct shared *sh, struct out *out, long first)
 static void checked_write(struct shared *sh, const char *where, int v,
 			  int *own_lo, int *eff_hi)
 {
-	int ret = write_now(v), level;
+	int ret = write_now(sh, v), level;
 
 	count(&sh->writes);
 	if (v < *own_lo && ret != -EPERM)
@@ -133,7 +147,7 @@ static void checked_write(struct shared *sh, const char *where, int v,
 	} else {
 		count(&sh->refused);
 	}
-	level = read_now();
+	level = read_now(sh);
 	count(&sh->reads);
 	if (level < *own_lo || level > *eff_hi)
 		report(sh, "%s: reads %s, outside [%d, %d]", where,
@@ -168,7 +182,7 @@ churn_once(struct shared *sh, const struct churn_arg *a, unsigned int seed)
 		}
 		count(&sh->namespaces);
 		/* A new namespace starts at its parent's effective level. */
-		level = read_now();
+		level = read_now(sh);
 		count(&sh->reads);
 		if (level < own_lo || level > eff_hi) {
 			report(sh, "new namespace reads %s, outside [%d, %d]",
@@ -185,10 +199,10 @@ churn_once(struct shared *sh, const struct churn_arg *a, unsigned int seed)
 		case 2:		/* above everything: must succeed, exactly */
 			v = eff_hi + 1 + rand() % 2;
 			checked_write(sh, "churn", v, &own_lo, &eff_hi);
-			if (read_now() != v)
+			if (read_now(sh) != v)
 				report(sh, "raised to %d, reads %s", v,
-				       ret_str(read_now()));
-			if (write_now(v - 1) != -EPERM)
+				       ret_str(read_now(sh)));
+			if (write_now(sh, v - 1) != -EPERM)
 				report(sh, "lowered %d to %d", v, v - 1);
 			break;
 		}

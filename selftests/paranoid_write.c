@@ -207,7 +207,7 @@ static void root_mapped_namespace_cannot_write_kernel_file(void **state)
 	assert_level(c, 3);
 	assert_ret(host_level(), 2);
 	/* The host writes through it as through its own. */
-	assert_ret(fd_write_level(fd, "4"), 0);
+	assert_ret(fd_write_str(fd, "4"), 0);
 	assert_ret(host_level(), 4);
 	assert_level(c, 4);
 }
@@ -222,8 +222,8 @@ static void container_root_cannot_open_kernel_file_for_writing(void **state)
 	struct agent *c = fixture_add(f, container_new());
 	int fd;
 
-	assert_ret(write_path_as(c, AS_ROOT, PARANOID_PATH, "3"),
-		   OPEN_ERR(EACCES));
+	assert_ret(open_path_as(c, AS_ROOT, PARANOID_PATH, O_WRONLY, NULL),
+		   -EACCES);
 	assert_ret(open_path_as(c, AS_ROOT, PARANOID_PATH, O_RDWR, &fd),
 		   -EACCES);
 	assert_level(c, 2);
@@ -240,12 +240,12 @@ static void initial_ns_user_file_is_read_only(void **state)
 	int fd, ret;
 
 	(void)state;
-	assert_ret(path_write_level(USER_PATH, "3"), OPEN_ERR(EACCES));
-	assert_ret(path_write_level(USER_PATH, "2"), OPEN_ERR(EACCES));
+	assert_ret(open_path_as(NULL, AS_ROOT, USER_PATH, O_WRONLY, NULL),
+		   -EACCES);
 	assert_ret(open_path_as(NULL, AS_ROOT, USER_PATH, O_RDWR, &fd),
 		   -EACCES);
-	assert_ret(write_path_as(NULL, AS_NOBODY, USER_PATH, "3"),
-		   OPEN_ERR(EACCES));
+	assert_ret(open_path_as(NULL, AS_NOBODY, USER_PATH, O_WRONLY, NULL),
+		   -EACCES);
 	ret = access(USER_PATH, W_OK) ? -errno : 0;
 	assert_ret(ret, -EACCES);
 	assert_ret(path_read_level(USER_PATH), 2);
@@ -281,7 +281,7 @@ static void container_task_without_cap_sys_admin_cannot_write(void **state)
 	int fd;
 
 	set_level(c, 3);
-	assert_ret(write_level_as(c, NO_SYS_ADMIN, "4"), OPEN_ERR(EACCES));
+	assert_ret(open_level_as(c, NO_SYS_ADMIN, O_WRONLY, NULL), -EACCES);
 	assert_ret(open_level_as(c, NO_SYS_ADMIN, O_RDWR, &fd),
 		   -EACCES);
 	assert_level(c, 3);
@@ -307,7 +307,7 @@ static void container_unprivileged_user_can_read_not_write(void **state)
 	struct who user = { .uid = 1000, .caps = 0 };
 
 	set_level(c, 3);
-	assert_ret(write_level_as(c, user, "4"), OPEN_ERR(EACCES));
+	assert_ret(open_level_as(c, user, O_WRONLY, NULL), -EACCES);
 	assert_ret(read_level_as(c, user), 3);
 	assert_level(c, 3);
 }
@@ -351,12 +351,10 @@ static void host_user_with_cap_sys_admin_cannot_change_host_level(
 	void **state)
 {
 	struct who admin = { .uid = NOBODY, .caps = CAP_BIT(CAP_SYS_ADMIN) };
-	int fd;
 
 	(void)state;
-	assert_ret(write_level_as(NULL, admin, "3"), OPEN_ERR(EACCES));
-	assert_ret(write_level_as(NULL, admin, "1"), OPEN_ERR(EACCES));
-	assert_ret(open_level_as(NULL, admin, O_WRONLY, &fd), -EACCES);
+	assert_ret(open_level_as(NULL, admin, O_WRONLY, NULL), -EACCES);
+	assert_ret(open_level_as(NULL, admin, O_RDWR, NULL), -EACCES);
 	assert_ret(host_level(), 2);
 	assert_ret(read_level_as(NULL, admin), 2);
 }
@@ -364,7 +362,7 @@ static void host_user_with_cap_sys_admin_cannot_change_host_level(
 static void host_unprivileged_user_cannot_change_host_level(void **state)
 {
 	(void)state;
-	assert_ret(write_level_as(NULL, AS_NOBODY, "3"), OPEN_ERR(EACCES));
+	assert_ret(open_level_as(NULL, AS_NOBODY, O_WRONLY, NULL), -EACCES);
 	assert_ret(read_level_as(NULL, AS_NOBODY), 2);
 	assert_ret(host_level(), 2);
 }

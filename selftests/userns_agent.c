@@ -69,15 +69,9 @@ uint64_t proc_caps(const char *field)
 static int last_cap(void)
 {
 	static int last = -1;
-	FILE *f;
 
-	if (last < 0) {
-		f = fopen("/proc/sys/kernel/cap_last_cap", "re");
-		if (!f || fscanf(f, "%d", &last) != 1)
-			last = 40;
-		if (f)
-			fclose(f);
-	}
+	if (last < 0 && read_int("/proc/sys/kernel/cap_last_cap", &last))
+		last = 40;
 	return last;
 }
 

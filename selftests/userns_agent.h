@@ -55,6 +55,18 @@ struct ns_perf_paranoid {
 #define NS_PERF_PARANOID_REVOKE	_IO(NSIO, 0x22)
 #endif
 
+/*
+ * kernel.perf_event_paranoid: the host's level, written in the initial
+ * namespace only; read elsewhere, the level in force in the reader's
+ * namespace. user.perf_event_paranoid: in every user namespace, the level in
+ * force in the namespace it was opened in; it sets the level of a namespace
+ * other than the initial one, and is read-only in the initial one.
+ * kernel.perf_event_paranoid_userns: the host's floor.
+ */
+#define PARANOID_PATH	"/proc/sys/kernel/perf_event_paranoid"
+#define USER_PATH	"/proc/sys/user/perf_event_paranoid"
+#define FLOOR_PATH	"/proc/sys/kernel/perf_event_paranoid_userns"
+
 /* Rootless containers map their uid/gid 0..65535 to 100000..165535. */
 #define ROOTLESS_BASE	100000
 #define ROOTLESS_COUNT	65536
@@ -169,6 +181,18 @@ int recv_fd(int sock, int timeout_ms);
 int write_file(const char *path, const char *s);
 /* Read @path into @buf, NUL-terminated: the length or -errno. */
 ssize_t read_file(const char *path, char *buf, size_t size);
+/*
+ * An int as /proc/sys and sysfs print one ("%d\n": a decimal number and a
+ * newline, nothing else), read through @fd from offset 0 or from a fresh
+ * open of @path into *@v: 0, or -errno (-EBADMSG: not such a number, *@v
+ * unchanged).
+ */
+int fd_read_int(int fd, int *v);
+int read_int(const char *path, int *v);
+/* Write @v in decimal to @path in one write(2): 0 or -errno. */
+int write_int(const char *path, int v);
+/* Write @s through @fd at offset 0 in one pwrite(2): 0 or -errno (-EIO). */
+int fd_write_str(int fd, const char *s);
 /*
  * unshare(CLONE_NEWUSER) and map uid/gid 0 inside to the caller's euid and
  * egid, as "unshare --map-root-user" does: 0 or -errno.

@@ -13,10 +13,12 @@
 #endif
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -69,6 +71,54 @@ ssize_t read_file(const char *path, char *buf, size_t size)
 	buf[got] = '\0';
 	close(fd);
 	return got;
+}
+
+int fd_read_int(int fd, int *v)
+{
+	char buf[32], *end;
+	ssize_t n;
+	long l;
+
+	n = pread(fd, buf, sizeof(buf) - 1, 0);
+	if (n < 0)
+		return -errno;
+	buf[n] = '\0';
+	errno = 0;
+	l = strtol(buf, &end, 10);
+	if (errno || end == buf || strcmp(end, "\n") || l < INT_MIN ||
+	    l > INT_MAX)
+		return -EBADMSG;
+	*v = l;
+	return 0;
+}
+
+int read_int(const char *path, int *v)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int err;
+
+	if (fd < 0)
+		return -errno;
+	err = fd_read_int(fd, v);
+	close(fd);
+	return err;
+}
+
+int write_int(const char *path, int v)
+{
+	char s[16];
+
+	snprintf(s, sizeof(s), "%d", v);
+	return write_file(path, s);
+}
+
+int fd_write_str(int fd, const char *s)
+{
+	ssize_t n = pwrite(fd, s, strlen(s), 0);
+
+	if (n < 0)
+		return -errno;
+	return (size_t)n == strlen(s) ? 0 : -EIO;
 }
 
 int unshare_mapped(void)

@@ -146,11 +146,11 @@ static double now_ns(void)
 
 static int paranoid_level(void)
 {
-	char buf[32];
+	int level, err = read_int(PARANOID, &level);
 
-	if (read_file(PARANOID, buf, sizeof(buf)) <= 0)
-		die("cannot read %s", PARANOID);
-	return atoi(buf);
+	if (err)
+		die("cannot read %s: %s", PARANOID, strerror(-err));
+	return level;
 }
 
 /* Write @value to the sysctl @file, or die: the run cannot go on without. */
