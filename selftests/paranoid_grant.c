@@ -241,13 +241,51 @@ static void revoke_reaches_the_whole_subtree(void **state)
 	assert_level(c, 2);
 
 	assert_ret(ns_revoke(gfd), 0);
-	assert_anchored(gfd, 3, 2, false);
+	assert_anchored(gfd, 3, 3, false);
 	assert_level(g, 3);
 	assert_level(c, 3);
 	assert_ret(perf_open_as(g, AS_ROOT, &(struct perf_req){}), -EACCES);
 
 	assert_ret(ns_grant(gfd, 2), 0);
 	assert_level(c, 2);
+}
+
+/*
+ * Rule 16: a lock set before the grant holds again after the revoke. With
+ * the host at 2 and no floor, a runtime locked G at 3 through its
+ * user.perf_event_paranoid; the host grants 2 and revokes: G is at 3 again
+ * and refused, not at the host's 2. A level the tenant raised to under the
+ * grant stays.
+ */
+static void revoke_gives_back_a_lock_set_before_the_grant(void **state)
+{
+	struct fixture *f = *state;
+	struct perf_req user_only = { .kind = PERF_TASK };
+	struct agent *g;
+	int gfd;
+
+	set_host_level(2);
+	g = fixture_add(f, container_new());
+	set_level(g, 3);
+	gfd = ns_fd(f, g);
+	assert_ret(perf_open_as(g, AS_ROOT, &user_only), -EACCES);
+
+	assert_ret(ns_grant(gfd, 2), 0);
+	assert_anchored(gfd, 2, 2, true);
+	assert_ret(perf_open_as(g, AS_ROOT, &user_only), 0);
+	assert_ret(ns_revoke(gfd), 0);
+	assert_anchored(gfd, 3, 3, false);
+	assert_level(g, 3);
+	assert_ret(perf_open_as(g, AS_ROOT, &user_only), -EACCES);
+
+	assert_ret(ns_grant(gfd, 2), 0);
+	set_level(g, 4);
+	assert_ret(ns_revoke(gfd), 0);
+	assert_anchored(gfd, 4, 4, false);
+
+	/* Revoking again changes nothing */
+	assert_ret(ns_revoke(gfd), 0);
+	assert_anchored(gfd, 4, 4, false);
 }
 
 /*
@@ -892,6 +930,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		GTEST(grant_anchors_g_below_host_and_floor),
 		GTEST(revoke_reaches_the_whole_subtree),
+		GTEST(revoke_gives_back_a_lock_set_before_the_grant),
 		GTEST(grant_min_bounds_and_suspends_grants),
 		GTEST(grant_min_is_written_by_the_host_only),
 		GTEST(only_host_cap_sys_admin_grants),
