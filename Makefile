@@ -98,7 +98,7 @@ soak: deps
 # What looking the level up once in perf_event_open() saves
 # (docs/benchmarks.md)
 bench-lookups: deps
-	@vm/bench/variant twolookups kernel
+	@vm/bench/bench variant twolookups kernel
 
 clean:
 	rm -rf $(BUILD)/selftests $(BUILD)/bin $(BUILD)/vm

@@ -14,6 +14,15 @@
 #   tap_tally FILE          the "P F PLAN" of a TAP stream in FILE: its "ok N"
 #                           and "not ok N" lines and its plan "1..PLAN"
 #                           (PLAN 0 if there is none)
+# Stages (a command whose output ends with a count line)
+#   run_logged LOG CMD...   CMD with its output in LOG, shown as it comes with
+#                           VERBOSE=1; on a terminal a line with the time
+#                           taken and the log's last line, rewritten while it
+#                           runs. CMD's status.
+#   log_counts LOG          "P F" of LOG's count line; "0 1" (one failure)
+#                           if it has none
+#   log_failures LOG        the "not ok" lines of LOG with their diagnostics,
+#                           or its last lines if it has no count line
 # The guest
 #   in_guest                true inside a guest booted by vm/guest/run
 #   require_guest WHAT      exit 2 with a message outside the guest or as non-root
@@ -78,6 +87,45 @@ tap_tally() {
 	awk '/^ok [0-9]+/ { p++ } /^not ok [0-9]+/ { f++ }
 	     /^1\.\.[0-9]+$/ && !plan { plan = substr($0, 4) }
 	     END { print p + 0, f + 0, plan + 0 }' "$1"
+}
+
+run_logged() {
+	local log=$1 pid rc=0 t0=$SECONDS last
+	shift
+	mkdir -p "$(dirname "$log")"
+	if [ "${VERBOSE:-0}" = 1 ]; then
+		"$@" 2>&1 | tee "$log"
+		return "${PIPESTATUS[0]}"
+	fi
+	"$@" > "$log" 2>&1 < /dev/null &
+	pid=$!
+	if [ -t 1 ]; then
+		while kill -0 "$pid" 2>/dev/null; do
+			last=$(grep -av '^ *$' "$log" 2>/dev/null | tail -1 | tr -d '\r' | cut -c1-56)
+			printf '\r  %3d:%02d  %-60s' $(( (SECONDS - t0) / 60 )) $(( (SECONDS - t0) % 60 )) "$last"
+			sleep 2
+		done
+		printf '\r%-72s\r' ''
+	fi
+	wait "$pid" || rc=$?
+	return "$rc"
+}
+
+log_counts() {
+	local counts
+	counts=$(count_line "$1")
+	echo "${counts:-0 1}"
+}
+
+log_failures() {
+	if [ -z "$(count_line "$1")" ]; then
+		echo "# no count line; the log ends:"
+		tail -15 "$1" | sed 's/^/#   /'
+		return
+	fi
+	awk '/^not ok / { show = 1; print; next }
+	     show && /^#/ { print; next }
+	     { show = 0 }' "$1" | head -40
 }
 
 in_guest() {
