@@ -10,7 +10,7 @@ TOP   := $(CURDIR)
 BUILD := $(TOP)/build
 
 .PHONY: all deps kernel baseline-kernel debug-kernel export-patches \
-	series-check selftests tools install demo check check-debug bench \
+	series-check selftests tools install demo demo-intro check check-debug bench \
 	check-matrix check-mainline check-kcsan admin-guide bench-lookups soak \
 	clean help
 
@@ -48,12 +48,16 @@ tools: deps
 install: tools
 	@$(MAKE) -s -C tools O=$(BUILD) install
 
-demo: deps kernel tools
+demo: demo-intro deps kernel tools
 	@$(MAKE) -s -C selftests/runtimes O=$(BUILD)/selftests/runtimes
 	@vm/demo/demo
 
 check: deps
 	@vm/check/check
+
+# What make demo is about to do, first (prerequisites are made in order).
+demo-intro:
+	@vm/demo/demo --intro
 
 check-debug: deps
 	@vm/check/check --debug
