@@ -29,19 +29,24 @@
  * allocate the new credentials' ucounts (kernel/cred.c). The writes must
  * fail with ENOMEM (or EPERM, the refused ones).
  *
- * Runs as root in a guest booted on build/bzImage-debug (it changes the
- * fault injection knobs in debugfs and the host's level):
+ * A cmocka program (harness.h): one test per sweep of a call, the files
+ * found at run time adding theirs, between a test that sets up the fault
+ * injection knobs and kmemleak and one that asks kmemleak what is left.
+ * Each attempt runs in a forked child that makes no cmocka call: it reports
+ * to the parent through a shared page and its exit status, and the parent
+ * asserts. Runs as root in a guest booted on build/bzImage-debug (it
+ * changes the fault injection knobs in debugfs and the host's level):
  *
  *   vm/guest/run --kernel build/bzImage-debug -- selftests/run paranoid_failnth
  *
- * TAP output; the exit status is non-zero if a test failed.
+ * SELFTESTS_ONLY selects sweeps by name (each sets up fault injection
+ * itself); the kmemleak test needs kmemleak_is_cleared to have run first.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <glob.h>
 #include <sched.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,77 +55,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#define PARANOID	"/proc/sys/kernel/perf_event_paranoid"
-#define USER_PARANOID	"/proc/sys/user/perf_event_paranoid"
+#include "harness.h"
+
 #define FAIL_NTH	"/proc/thread-self/fail-nth"
 #define DEBUGFS		"/sys/kernel/debug"
 #define KMEMLEAK	DEBUGFS "/kmemleak"
-#define HOST_LEVEL	2
 #define MAX_NTH		4000	/* no path of these makes that many */
-
-static int tests, failures;
-
-static void __attribute__((format(printf, 1, 2))) diag(const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("#   ");
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	putchar('\n');
-}
-
-static void __attribute__((format(printf, 2, 3)))
-result(int ok, const char *fmt, ...)
-{
-	va_list ap;
-
-	tests++;
-	if (!ok)
-		failures++;
-	printf("%sok %d - ", ok ? "" : "not ", tests);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	putchar('\n');
-	fflush(stdout);
-}
-
-static int write_str(const char *path, const char *s)
-{
-	int fd = open(path, O_WRONLY | O_CLOEXEC);
-	ssize_t n;
-
-	if (fd < 0)
-		return -errno;
-	n = write(fd, s, strlen(s));
-	if (n < 0)
-		n = -errno;
-	close(fd);
-	return n < 0 ? n : 0;
-}
-
-/* An integer file: its value, or NO_VALUE if it cannot be read. */
-#define NO_VALUE	(-100000)
-/* The two level files of a namespace read differently. */
-#define LEVELS_DIFFER	(-100001)
-
-static int read_int(const char *path)
-{
-	char buf[32];
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t n;
-
-	if (fd < 0)
-		return NO_VALUE;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return NO_VALUE;
-	buf[n] = '\0';
-	return atoi(buf);
-}
 
 /* --- the kernel log: anything a WARN, BUG or lockdep splat prints ------ */
 
@@ -154,7 +94,7 @@ static int kmsg_reports(void)
 		if (n <= 0)
 			break;
 		rec[n] = '\0';
-		for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		for (i = 0; i < ARRAY_SIZE(bad); i++) {
 			if (strstr(rec, bad[i])) {
 				if (found++ < 5)
 					diag("kernel log: %.*s",
@@ -168,18 +108,42 @@ static int kmsg_reports(void)
 
 /* --- one call with its n-th allocation failing, in a child ------------- */
 
+/*
+ * What the child reports. Levels can be negative: what it reads back comes
+ * with the read's result apart.
+ */
 struct outcome {
-	int ret;	/* the call's result: 0 or -errno */
-	int left;	/* fail-nth after the call: > 0 if nothing failed */
-	int value;	/* what the call should have changed, read back */
-	int setup;	/* 0, or -errno of the child's setup */
+	int setup;		/* 0, or -errno of the child's set-up... */
+	const char *step;	/* ...and the step that failed */
+	int ret;		/* the call's result: 0 or -errno */
+	int left;		/* fail-nth after the call: > 0 if nothing failed */
+	int nread;		/* the files read back after the call */
+	const char *path[2];
+	int err[2];		/* read_int(): 0 or -errno */
+	int value[2];
 };
 
 /*
  * An operation: set up (unarmed), then the call between arm() and
- * disarm(); fills @o. Runs in a forked child that exits afterwards.
+ * disarm(); fills @o. Runs in a forked child that exits afterwards, so it
+ * never asserts. Pointers it leaves in @o (string constants, the
+ * operation's arguments) are the parent's too.
  */
 typedef void (*op_fn)(const void *arg, int nth_fd, int n, struct outcome *o);
+
+static void setup_failed(struct outcome *o, int err, const char *step)
+{
+	o->setup = err;
+	o->step = step;
+}
+
+static void read_back(struct outcome *o, const char *path)
+{
+	int i = o->nread++;
+
+	o->path[i] = path;
+	o->err[i] = read_int(path, &o->value[i]);
+}
 
 static int arm(int fd, int n)
 {
@@ -204,10 +168,22 @@ static int disarm(int fd)
 	return left;
 }
 
+/*
+ * The signals cmocka catches while a test runs: its handler would jump back
+ * into the test runner, in the child.
+ */
+static const int cmocka_signals[] = { SIGFPE, SIGILL, SIGSEGV, SIGBUS, SIGSYS };
+
+/*
+ * Run @fn with the @n-th allocation of its call failing, in a child that
+ * fills *@o through a shared page. Returns the child's wait status, or
+ * -errno if there was no child.
+ */
 static int run_nth(op_fn fn, const void *arg, int n, struct outcome *o)
 {
 	struct outcome *shared;
-	int status, fd;
+	int status, fd, err;
+	size_t i;
 	pid_t pid;
 
 	shared = mmap(NULL, sizeof(*shared), PROT_READ | PROT_WRITE,
@@ -215,137 +191,47 @@ static int run_nth(op_fn fn, const void *arg, int n, struct outcome *o)
 	if (shared == MAP_FAILED)
 		return -errno;
 	memset(shared, 0, sizeof(*shared));
-	shared->setup = -ECHILD;
+	setup_failed(shared, -ECHILD, "the child's start");
 	fflush(stdout);
 	pid = fork();
 	if (pid < 0) {
+		err = -errno;
 		munmap(shared, sizeof(*shared));
-		return -errno;
+		return err;
 	}
 	if (pid == 0) {
-		struct outcome mine = { .setup = 0 };
+		struct outcome mine = { 0 };
 
+		for (i = 0; i < ARRAY_SIZE(cmocka_signals); i++)
+			signal(cmocka_signals[i], SIG_DFL);
 		/*
 		 * Fault every page in now: a page fault of this process
 		 * between arm() and disarm() would take the n-th allocation,
 		 * and failing it kills the process instead of failing a call.
 		 */
 		if (mlockall(MCL_CURRENT | MCL_FUTURE)) {
-			shared->setup = -errno;
+			setup_failed(shared, -errno, "mlockall()");
 			_exit(1);
 		}
 		fd = open(FAIL_NTH, O_RDWR | O_CLOEXEC);
 		if (fd < 0) {
-			shared->setup = -errno;
+			setup_failed(shared, -errno, FAIL_NTH);
 			_exit(1);
 		}
 		fn(arg, fd, n, &mine);
 		*shared = mine;
 		_exit(0);
 	}
-	if (waitpid(pid, &status, 0) < 0)
-		return -errno;
+	while (waitpid(pid, &status, 0) < 0) {
+		if (errno != EINTR) {
+			err = -errno;
+			munmap(shared, sizeof(*shared));
+			return err;
+		}
+	}
 	*o = *shared;
 	munmap(shared, sizeof(*shared));
-	if (!WIFEXITED(status))
-		return -EINTR;	/* killed: the caller says so */
-	return 0;
-}
-
-/*
- * Make the n-th allocation of @fn's call fail, n = 1, 2, ... until the call
- * makes fewer than n allocations. @ok_errs: the errors a failure may return
- * (0-terminated); @clean: what the call returns when nothing failed (0 or
- * -errno); @check(arg, o): the value read back is right for the outcome.
- * Returns 1 if every n passed.
- */
-typedef int (*check_fn)(const void *arg, const struct outcome *o);
-
-static int sweep(const char *what, op_fn fn, const void *arg,
-		 const int *ok_errs, int clean, check_fn check,
-		 void (*reset)(void))
-{
-	int n, i, errs[8] = { 0 }, nerrs[8] = { 0 }, tolerated = 0, good = 1;
-	struct outcome o;
-	char line[200];
-	size_t len;
-
-	for (n = 1; n <= MAX_NTH; n++) {
-		int r = run_nth(fn, arg, n, &o), reports;
-
-		reports = kmsg_reports();
-		if (r) {
-			diag("%s, allocation %d: child %s", what, n,
-			     r == -EINTR ? "killed" : strerror(-r));
-			good = 0;
-			break;
-		}
-		if (o.setup) {
-			diag("%s: setup failed: %s", what, strerror(-o.setup));
-			good = 0;
-			break;
-		}
-		if (reports) {
-			diag("%s, allocation %d failed: %d report(s) in the kernel log",
-			     what, n, reports);
-			good = 0;
-		}
-		if (!check(arg, &o)) {
-			diag("%s, allocation %d: call returned %s, value read back %d",
-			     what, n, o.ret ? strerror(-o.ret) : "0", o.value);
-			good = 0;
-		}
-		if (reset)
-			reset();
-		if (o.left > 0) {
-			/* Fewer than n allocations: nothing was failed. */
-			if (o.ret != clean) {
-				diag("%s: returns %s with no injected failure, not %s",
-				     what, o.ret ? strerror(-o.ret) : "0",
-				     clean ? strerror(-clean) : "0");
-				good = 0;
-			}
-			break;
-		}
-		if (o.left < 0) {
-			diag("%s: cannot read %s", what, FAIL_NTH);
-			good = 0;
-			break;
-		}
-		if (o.ret == clean) {
-			/* An allocation failed and made no difference. */
-			tolerated++;
-			continue;
-		}
-		for (i = 0; ok_errs[i]; i++)
-			if (-o.ret == ok_errs[i])
-				break;
-		if (!ok_errs[i]) {
-			diag("%s, allocation %d failed: %s, expected one of the documented errors",
-			     what, n, strerror(-o.ret));
-			good = 0;
-		}
-		for (i = 0; i < 8 && errs[i] && errs[i] != -o.ret; i++)
-			;
-		if (i < 8) {
-			errs[i] = -o.ret;
-			nerrs[i]++;
-		}
-	}
-	if (n > MAX_NTH) {
-		diag("%s: still failing after %d allocations", what, MAX_NTH);
-		good = 0;
-	}
-	len = snprintf(line, sizeof(line), "%s: %d allocation(s), failing each:",
-		       what, n - 1);
-	for (i = 0; i < 8 && errs[i] && len < sizeof(line); i++)
-		len += snprintf(line + len, sizeof(line) - len, " %s x%d",
-				strerrorname_np(errs[i]) ?: "?", nerrs[i]);
-	if (tolerated && len < sizeof(line))
-		snprintf(line + len, sizeof(line) - len,
-			 " success x%d (failure absorbed)", tolerated);
-	diag("%s", line);
-	return good;
+	return status;
 }
 
 /* --- the operations ----------------------------------------------------- */
@@ -358,7 +244,7 @@ struct unshare_arg {
 static void op_unshare(const void *varg, int fd, int n, struct outcome *o)
 {
 	const struct unshare_arg *arg = varg;
-	char buf[8];
+	int err;
 
 	if (arg->depth == 2) {
 		/*
@@ -366,23 +252,20 @@ static void op_unshare(const void *varg, int fd, int n, struct outcome *o)
 		 * our uid and gid 0 to themselves (the one mapping a process
 		 * may write for itself), then raise the parent.
 		 */
-		snprintf(buf, sizeof(buf), "%d", arg->parent_level);
-		if (unshare(CLONE_NEWUSER)) {
-			o->setup = -errno;
+		err = unshare_mapped();
+		if (err) {
+			setup_failed(o, err, "unshare_mapped()");
 			return;
 		}
-		o->setup = write_str("/proc/self/uid_map", "0 0 1");
-		if (!o->setup)
-			o->setup = write_str("/proc/self/setgroups", "deny");
-		if (!o->setup)
-			o->setup = write_str("/proc/self/gid_map", "0 0 1");
-		if (!o->setup)
-			o->setup = write_str(USER_PARANOID, buf);
-		if (o->setup)
+		err = write_int(USER_PATH, arg->parent_level);
+		if (err) {
+			setup_failed(o, err, "raising the parent namespace");
 			return;
+		}
 	}
-	if (arm(fd, n)) {
-		o->setup = -errno;
+	err = arm(fd, n);
+	if (err) {
+		setup_failed(o, err, "arming " FAIL_NTH);
 		return;
 	}
 	o->ret = unshare(CLONE_NEWUSER) ? -errno : 0;
@@ -392,18 +275,17 @@ static void op_unshare(const void *varg, int fd, int n, struct outcome *o)
 	 * kernel.perf_event_paranoid shows the reader's, and the new
 	 * namespace's user.perf_event_paranoid must show the same.
 	 */
-	o->value = read_int(PARANOID);
-	if (read_int(USER_PARANOID) != o->value)
-		o->value = LEVELS_DIFFER;
+	read_back(o, PARANOID_PATH);
+	read_back(o, USER_PATH);
 }
 
-static int check_unshare(const void *varg, const struct outcome *o)
+/* Created or not, the task sees the level it inherits. */
+static int expect_unshare(const void *varg, const struct outcome *o)
 {
 	const struct unshare_arg *arg = varg;
-	int want = arg->depth == 2 ? arg->parent_level : HOST_LEVEL;
 
-	/* Created or not, the task sees the level it inherits. */
-	return o->value == want;
+	(void)o;
+	return arg->depth == 2 ? arg->parent_level : HOST_LEVEL;
 }
 
 struct write_arg {
@@ -417,21 +299,22 @@ static void op_write(const void *varg, int fd, int n, struct outcome *o)
 {
 	const struct write_arg *arg = varg;
 	char buf[16];
-	int wfd;
+	int wfd, err;
 	ssize_t w;
 
 	if (arg->in_userns && unshare(CLONE_NEWUSER)) {
-		o->setup = -errno;
+		setup_failed(o, -errno, "unshare(CLONE_NEWUSER)");
 		return;
 	}
 	wfd = open(arg->path, O_WRONLY | O_CLOEXEC);
 	if (wfd < 0) {
-		o->setup = -errno;
+		setup_failed(o, -errno, "opening the file for writing");
 		return;
 	}
 	snprintf(buf, sizeof(buf), "%d\n", arg->after);
-	if (arm(fd, n)) {
-		o->setup = -errno;
+	err = arm(fd, n);
+	if (err) {
+		setup_failed(o, err, "arming " FAIL_NTH);
 		return;
 	}
 	w = write(wfd, buf, strlen(buf));
@@ -440,76 +323,286 @@ static void op_write(const void *varg, int fd, int n, struct outcome *o)
 	if (w >= 0 && (size_t)w != strlen(buf))
 		o->ret = -EMSGSIZE;	/* a short write: not the contract */
 	close(wfd);
-	o->value = read_int(arg->path);
+	read_back(o, arg->path);
 }
 
-static int check_write(const void *varg, const struct outcome *o)
+/* Written whole, or not at all; a refused write never. */
+static int expect_write(const void *varg, const struct outcome *o)
 {
 	const struct write_arg *arg = varg;
 
-	/* Written whole, or not at all; a refused write never. */
-	return o->value == (o->ret || arg->refused ? arg->before : arg->after);
+	return o->ret || arg->refused ? arg->before : arg->after;
 }
 
 static void reset_host(void)
 {
-	write_str(PARANOID, "2");
+	write_int(PARANOID_PATH, HOST_LEVEL);
 }
 
-/* --- set-up and kmemleak -------------------------------------------------- */
+/* --- a sweep: one cmocka test ------------------------------------------- */
+
+struct sweep {
+	const char *name;	/* the test's */
+	const char *what;	/* the call, in the diagnostics */
+	op_fn op;
+	const void *arg;
+	/* What a failed allocation may make the call return (0-terminated). */
+	const int *errs;
+	int clean;		/* what it returns when nothing failed */
+	/* The level each file read back after the call must show. */
+	int (*expect)(const void *arg, const struct outcome *o);
+	void (*reset)(void);	/* after each call, in the parent */
+};
+
+/*
+ * Make the n-th allocation of @s's call fail, n = 1, 2, ... until the call
+ * makes fewer than n allocations; fails the test at the first n that
+ * breaks a rule, showing it.
+ */
+static void sweep(const struct sweep *s)
+{
+	int n, i, want, errs[8] = { 0 }, counts[8] = { 0 }, tolerated = 0;
+	struct outcome o;
+	char line[256];
+	size_t len;
+
+	for (n = 1; n <= MAX_NTH; n++) {
+		int status = run_nth(s->op, s->arg, n, &o);
+		int reports = kmsg_reports();
+
+		if (s->reset)
+			s->reset();
+		if (status < 0) {
+			diag("%s, allocation %d: no child: %s", s->what, n,
+			     ret_str(status));
+			fail();
+		}
+		if (WIFSIGNALED(status)) {
+			diag("%s, allocation %d: the child was killed by signal %d (%s)",
+			     s->what, n, WTERMSIG(status),
+			     strsignal(WTERMSIG(status)));
+			fail();
+		}
+		if (o.setup) {
+			diag("%s, allocation %d: the child's set-up failed: %s: %s",
+			     s->what, n, o.step, ret_str(o.setup));
+			fail();
+		}
+		if (reports) {
+			diag("%s, allocation %d failed: %d report(s) in the kernel log",
+			     s->what, n, reports);
+			fail();
+		}
+		want = s->expect(s->arg, &o);
+		for (i = 0; i < o.nread; i++) {
+			if (o.err[i]) {
+				diag("%s, allocation %d: reading %s after the call: %s",
+				     s->what, n, o.path[i], ret_str(o.err[i]));
+				fail();
+			}
+			if (o.value[i] != want) {
+				diag("%s, allocation %d: the call returned %s, %s reads %d, expected %d",
+				     s->what, n, ret_str(o.ret), o.path[i],
+				     o.value[i], want);
+				fail();
+			}
+		}
+		if (o.left > 0) {
+			/* Fewer than n allocations: nothing was failed. */
+			if (o.ret != s->clean) {
+				diag("%s: returns %s with no injected failure, expected %s",
+				     s->what, ret_str(o.ret),
+				     ret_str(s->clean));
+				fail();
+			}
+			break;
+		}
+		if (o.left < 0) {
+			diag("%s: cannot read %s back", s->what, FAIL_NTH);
+			fail();
+		}
+		if (o.ret == s->clean) {
+			/* An allocation failed and made no difference. */
+			tolerated++;
+			continue;
+		}
+		for (i = 0; s->errs[i] && s->errs[i] != o.ret; i++)
+			;
+		if (!s->errs[i]) {
+			diag("%s, allocation %d failed: the call returned %s, not one of its documented errors",
+			     s->what, n, ret_str(o.ret));
+			fail();
+		}
+		for (i = 0; i < 8 && errs[i] && errs[i] != o.ret; i++)
+			;
+		if (i < 8) {
+			errs[i] = o.ret;
+			counts[i]++;
+		}
+	}
+	if (n > MAX_NTH) {
+		diag("%s: still failing after %d allocations", s->what,
+		     MAX_NTH);
+		fail();
+	}
+	len = snprintf(line, sizeof(line),
+		       "%s: %d allocation(s), failing each:", s->what, n - 1);
+	for (i = 0; i < 8 && errs[i] && len < sizeof(line); i++)
+		len += snprintf(line + len, sizeof(line) - len, " %s x%d",
+				strerrorname_np(-errs[i]) ?: "?", counts[i]);
+	if (tolerated && len < sizeof(line))
+		snprintf(line + len, sizeof(line) - len,
+			 " success x%d (failure absorbed)", tolerated);
+	diag("%s", line);
+	/* Every one of these calls allocates: else fail-nth missed it. */
+	if (n == 1) {
+		diag("%s: no allocation failed: is fault injection set up?",
+		     s->what);
+		fail();
+	}
+}
+
+static void sweep_test(void **state)
+{
+	sweep(*state);
+}
+
+/*
+ * A file of /proc/sys/kernel/perf_event_paranoid*, other than the level,
+ * found at run time: its own value written back in the initial namespace,
+ * or that value + 1 from a namespace (refused).
+ */
+struct file_sweep {
+	struct sweep s;
+	struct write_arg w;
+};
+
+static void file_sweep_test(void **state)
+{
+	const struct file_sweep *f = *state;
+	struct write_arg w = f->w;
+	struct sweep s = f->s;
+
+	assert_ret(read_int(w.path, &w.before), 0);
+	w.after = w.in_userns ? w.before + 1 : w.before;
+	diag("%s reads %d, writing %d", w.path, w.before, w.after);
+	s.arg = &w;
+	sweep(&s);
+}
+
+/* --- fault injection, fixtures and kmemleak ------------------------------ */
 
 static int knob(const char *attr, const char *file, const char *val)
 {
 	char path[128];
-	int r;
+	int err;
 
 	snprintf(path, sizeof(path), DEBUGFS "/%s/%s", attr, file);
-	r = write_str(path, val);
-	if (r)
-		diag("%s: %s", path, strerror(-r));
-	return r == 0;
+	err = write_file(path, val);
+	if (err)
+		diag("%s: %s", path, ret_str(err));
+	return err;
 }
 
-static int setup_fault_injection(void)
+/* The fault injection the sweeps need: 0, or -errno (shown). */
+static int fault_injection(void)
 {
-	int ok = 1;
-
-	if (access(DEBUGFS "/failslab", F_OK))
-		mount("debugfs", DEBUGFS, "debugfs", 0, NULL);
-	if (access(FAIL_NTH, W_OK)) {
-		diag("%s: %s (CONFIG_FAULT_INJECTION, build/bzImage-debug)",
-		     FAIL_NTH, strerror(errno));
-		return 0;
-	}
 	/*
 	 * By default failslab and fail_page_alloc leave out allocations that
 	 * may sleep, and fail_page_alloc those of order 0: the series' are
 	 * GFP_KERNEL, of any order. verbose 1: one log line per failure, no
 	 * stack dump.
 	 */
-	ok &= knob("failslab", "ignore-gfp-wait", "N");
-	ok &= knob("failslab", "verbose", "1");
-	ok &= knob("fail_page_alloc", "ignore-gfp-wait", "N");
-	ok &= knob("fail_page_alloc", "ignore-gfp-highmem", "N");
-	ok &= knob("fail_page_alloc", "min-order", "0");
-	ok &= knob("fail_page_alloc", "verbose", "1");
-	return ok;
-}
+	static const char *const knobs[][3] = {
+		{ "failslab", "ignore-gfp-wait", "N" },
+		{ "failslab", "verbose", "1" },
+		{ "fail_page_alloc", "ignore-gfp-wait", "N" },
+		{ "fail_page_alloc", "ignore-gfp-highmem", "N" },
+		{ "fail_page_alloc", "min-order", "0" },
+		{ "fail_page_alloc", "verbose", "1" },
+	};
+	int err = 0;
+	size_t i;
 
-static int kmemleak_start(void)
-{
-	if (write_str(KMEMLEAK, "scan") || write_str(KMEMLEAK, "clear")) {
-		diag("%s: %s (CONFIG_DEBUG_KMEMLEAK)", KMEMLEAK, strerror(errno));
-		return 0;
+	if (access(DEBUGFS "/failslab", F_OK))
+		mount("debugfs", DEBUGFS, "debugfs", 0, NULL);
+	if (access(FAIL_NTH, W_OK)) {
+		err = -errno;
+		diag("%s: %s (CONFIG_FAULT_INJECTION, build/bzImage-debug)",
+		     FAIL_NTH, ret_str(err));
+		return err;
 	}
-	return 1;
+	for (i = 0; i < ARRAY_SIZE(knobs); i++)
+		err = knob(knobs[i][0], knobs[i][1], knobs[i][2]) ?: err;
+	return err;
 }
 
-/* The unreferenced objects kmemleak finds now; shows them. */
+/* 0 when the host is at HOST_LEVEL, else -1 (shown). */
+static int host_at_its_level(const char *when)
+{
+	int level, err = read_int(PARANOID_PATH, &level);
+
+	if (!err && level == HOST_LEVEL)
+		return 0;
+	diag("the host level is %s %s, not %d", ret_str(err ?: level), when,
+	     HOST_LEVEL);
+	return -1;
+}
+
+/* Each sweep: fault injection set up, the host at its level. */
+static int sweep_setup(void **state)
+{
+	(void)state;
+	if (fault_injection())
+		return -1;
+	return host_at_its_level("before the sweep");
+}
+
+/* Restores the host level; a report left on the kernel log fails it. */
+static int sweep_teardown(void **state)
+{
+	int err, reports, ret = 0;
+
+	(void)state;
+	err = write_int(PARANOID_PATH, HOST_LEVEL);
+	if (err) {
+		diag("restoring the host level to %d: %s", HOST_LEVEL,
+		     ret_str(err));
+		ret = -1;
+	} else if (host_at_its_level("after the sweep")) {
+		ret = -1;
+	}
+	reports = kmsg_reports();
+	if (reports) {
+		diag("%d report(s) in the kernel log after the sweep",
+		     reports);
+		ret = -1;
+	}
+	return ret;
+}
+
+static bool kmemleak_cleared;
+
+static void kmemleak_cmd(const char *cmd)
+{
+	int err = write_file(KMEMLEAK, cmd);
+
+	if (err) {
+		diag("%s %s: %s (CONFIG_DEBUG_KMEMLEAK)", KMEMLEAK, cmd,
+		     ret_str(err));
+		fail();
+	}
+}
+
+/*
+ * The unreferenced objects kmemleak finds now, or -errno; shows them, and
+ * counts in *@ours those whose record names user namespace, sysctl, cred
+ * or perf code.
+ */
 static int kmemleak_objects(int *ours)
 {
-	char line[512], rec[8192] = "";
-	int total = 0, hit = 0;
+	char line[512];
+	int total = 0, hit = 0, err;
 	FILE *f;
 
 	*ours = 0;
@@ -518,26 +611,25 @@ static int kmemleak_objects(int *ours)
 	 * from a workqueue after their last reference.
 	 */
 	sleep(7);
-	if (write_str(KMEMLEAK, "scan"))
-		return -1;
+	err = write_file(KMEMLEAK, "scan");
+	if (err)
+		return err;
 	sleep(1);
-	if (write_str(KMEMLEAK, "scan"))
-		return -1;
+	err = write_file(KMEMLEAK, "scan");
+	if (err)
+		return err;
 	f = fopen(KMEMLEAK, "r");
 	if (!f)
-		return -1;
+		return -errno;
 	while (fgets(line, sizeof(line), f)) {
 		if (!strncmp(line, "unreferenced object", 19)) {
 			if (hit)
 				(*ours)++;
 			total++;
 			hit = 0;
-			rec[0] = '\0';
 		}
 		if (total <= 10)
-			printf("#   %s", line);
-		if (strlen(rec) + strlen(line) < sizeof(rec))
-			strcat(rec, line);
+			diag("  %s", line);
 		if (strstr(line, "user_ns") || strstr(line, "userns") ||
 		    strstr(line, "sysctl") || strstr(line, "perf_") ||
 		    strstr(line, "paranoid") || strstr(line, "cred"))
@@ -549,97 +641,178 @@ static int kmemleak_objects(int *ours)
 	return total;
 }
 
+/* --- the tests ------------------------------------------------------------ */
+
+/* fail-nth, failslab and fail_page_alloc set up (each sweep checks too). */
+static void fault_injection_is_set_up(void **state)
+{
+	(void)state;
+	assert_ret(fault_injection(), 0);
+}
+
+/* kmemleak available, and what it found before the sweeps forgotten. */
+static void kmemleak_is_cleared(void **state)
+{
+	(void)state;
+	kmemleak_cmd("scan");
+	kmemleak_cmd("clear");
+	kmemleak_cleared = true;
+}
+
+/* No object left behind by the sweeps, no report on the kernel log. */
+static void kmemleak_finds_nothing_left(void **state)
+{
+	int leaks, ours;
+
+	(void)state;
+	if (!kmemleak_cleared) {
+		diag("kmemleak was not cleared before the sweeps (kmemleak_is_cleared)");
+		fail();
+	}
+	leaks = kmemleak_objects(&ours);
+	if (leaks < 0) {
+		diag("%s: %s", KMEMLEAK, ret_str(leaks));
+		fail();
+	}
+	if (leaks > 0) {
+		diag("kmemleak: %d unreferenced object(s), %d through user namespace, sysctl, cred or perf code",
+		     leaks, ours);
+		fail();
+	}
+	assert_ret(kmsg_reports(), 0);
+}
+
+static const int enomem[] = { -ENOMEM, 0 };
+static const int refused[] = { -ENOMEM, -EPERM, 0 };
+static const int unshare_errs[] = { -ENOMEM, -ENOSPC, -EAGAIN, 0 };
+
+static const struct unshare_arg top = { .depth = 1 };
+static const struct unshare_arg nested = { .depth = 2, .parent_level = 3 };
+static const struct write_arg ns_write = {
+	.path = USER_PATH, .in_userns = 1, .before = HOST_LEVEL, .after = 3,
+};
+static const struct write_arg host_write = {
+	.path = PARANOID_PATH, .in_userns = 0, .before = HOST_LEVEL,
+	.after = 1,
+};
+static const struct write_arg ns_kernel_write = {
+	.path = PARANOID_PATH, .in_userns = 1, .before = HOST_LEVEL,
+	.after = 3, .refused = 1,
+};
+
+static const struct sweep sweeps[] = {
+	/* Each allocation failed gives ENOMEM (ENOSPC, EAGAIN), nothing changed. */
+	{
+		.name = "unshare_from_the_initial_namespace",
+		.what = "unshare(CLONE_NEWUSER) from the initial namespace",
+		.op = op_unshare, .arg = &top, .errs = unshare_errs,
+		.expect = expect_unshare,
+	},
+	/* The same, and the new namespace starts at 3. */
+	{
+		.name = "unshare_from_a_namespace_at_level_3",
+		.what = "unshare(CLONE_NEWUSER) from a namespace at level 3",
+		.op = op_unshare, .arg = &nested, .errs = unshare_errs,
+		.expect = expect_unshare,
+	},
+	/* ENOMEM and the level unchanged, or written. */
+	{
+		.name = "write_the_level_in_a_namespace",
+		.what = "write 3 to user.perf_event_paranoid in a user namespace",
+		.op = op_write, .arg = &ns_write, .errs = enomem,
+		.expect = expect_write,
+	},
+	/* ENOMEM and the host level unchanged, or written. */
+	{
+		.name = "write_the_host_level",
+		.what = "write 1 in the initial namespace",
+		.op = op_write, .arg = &host_write, .errs = enomem,
+		.expect = expect_write, .reset = reset_host,
+	},
+	/* ENOMEM or EPERM, nothing changed. */
+	{
+		.name = "write_kernel_level_in_a_namespace_is_refused",
+		.what = "write 3 to kernel.perf_event_paranoid in a user namespace",
+		.op = op_write, .arg = &ns_kernel_write, .errs = refused,
+		.clean = -EPERM, .expect = expect_write,
+	},
+};
+
+static struct CMUnitTest sweep_case(const struct sweep *s,
+				    CMUnitTestFunction fn)
+{
+	return (struct CMUnitTest){
+		.name = s->name, .test_func = fn, .setup_func = sweep_setup,
+		.teardown_func = sweep_teardown, .initial_state = (void *)s,
+	};
+}
+
 int main(void)
 {
-	static const int enomem[] = { ENOMEM, 0 };
-	static const int refused[] = { ENOMEM, EPERM, 0 };
-	static const int unshare_errs[] = { ENOMEM, ENOSPC, EAGAIN, 0 };
-	struct unshare_arg top = { .depth = 1 };
-	struct unshare_arg nested = { .depth = 2, .parent_level = 3 };
-	struct write_arg ns_write = {
-		.path = USER_PARANOID, .in_userns = 1, .before = HOST_LEVEL,
-		.after = 3,
-	};
-	struct write_arg host_write = {
-		.path = PARANOID, .in_userns = 0, .before = HOST_LEVEL,
-		.after = 1,
-	};
-	struct write_arg ns_kernel_write = {
-		.path = PARANOID, .in_userns = 1, .before = HOST_LEVEL,
-		.after = 3, .refused = 1,
-	};
-	int leaks, ours, fi, km;
+	struct file_sweep *files;
+	struct CMUnitTest *tests;
 	glob_t g = { 0 };
-	size_t i;
+	size_t i, n = 0;
+	int failed;
 
-	setvbuf(stdout, NULL, _IOLBF, 0);
-	if (getuid() != 0) {
-		printf("1..1\nnot ok 1 - runs as root in the guest\n");
+	/* The other perf_event_paranoid* files: two sweeps each. */
+	glob(PARANOID_PATH "?*", 0, NULL, &g);
+	tests = calloc(3 + ARRAY_SIZE(sweeps) + 2 * g.gl_pathc,
+		       sizeof(*tests));
+	files = calloc(2 * g.gl_pathc + 1, sizeof(*files));
+	if (!tests || !files) {
+		perror("paranoid_failnth");
 		return 1;
 	}
-	glob(PARANOID "?*", 0, NULL, &g);
-	printf("1..%zu\n", 8 + 2 * g.gl_pathc);
+	tests[n++] = (struct CMUnitTest)cmocka_unit_test(fault_injection_is_set_up);
+	tests[n++] = (struct CMUnitTest)cmocka_unit_test(kmemleak_is_cleared);
+	for (i = 0; i < ARRAY_SIZE(sweeps); i++)
+		tests[n++] = sweep_case(&sweeps[i], sweep_test);
+	for (i = 0; i < 2 * g.gl_pathc; i++) {
+		struct file_sweep *f = &files[i];
+		const char *path = g.gl_pathv[i / 2];
+		const char *name = strrchr(path, '/') + 1;
+		char *s, *what;
+		int r;
+
+		f->w.path = path;
+		f->s.op = op_write;
+		f->s.expect = expect_write;
+		if (i % 2 == 0) {
+			/* ENOMEM, or written. */
+			f->s.errs = enomem;
+			r = asprintf(&s, "write_back_%s", name);
+			if (r >= 0)
+				r = asprintf(&what, "write of kernel.%s (its value)",
+					     name);
+		} else {
+			/* ENOMEM or EPERM, nothing changed. */
+			f->w.in_userns = 1;
+			f->w.refused = 1;
+			f->s.errs = refused;
+			f->s.clean = -EPERM;
+			r = asprintf(&s, "write_%s_in_a_namespace_is_refused",
+				     name);
+			if (r >= 0)
+				r = asprintf(&what, "write of kernel.%s in a namespace",
+					     name);
+		}
+		if (r < 0) {
+			perror("paranoid_failnth");
+			return 1;
+		}
+		f->s.name = s;
+		f->s.what = what;
+		tests[n++] = sweep_case(&f->s, file_sweep_test);
+	}
+	tests[n++] = (struct CMUnitTest)cmocka_unit_test(kmemleak_finds_nothing_left);
+
 	kmsg_open();
-
-	fi = setup_fault_injection();
-	result(fi, "fault injection: fail-nth, failslab and fail_page_alloc set up");
-	km = kmemleak_start();
-	result(km, "kmemleak available and cleared");
-	if (!fi)
-		return 1;
-	if (read_int(PARANOID) != HOST_LEVEL)
-		write_str(PARANOID, "2");
-
-	result(sweep("unshare(CLONE_NEWUSER) from the initial namespace",
-		     op_unshare, &top, unshare_errs, 0, check_unshare, NULL),
-	       "unshare(CLONE_NEWUSER): each allocation failed gives ENOMEM (ENOSPC, EAGAIN), nothing changed");
-	result(sweep("unshare(CLONE_NEWUSER) from a namespace at level 3",
-		     op_unshare, &nested, unshare_errs, 0, check_unshare,
-		     NULL),
-	       "nested unshare(CLONE_NEWUSER): each allocation failed gives ENOMEM (ENOSPC, EAGAIN), the new namespace starts at 3");
-	result(sweep("write 3 to user.perf_event_paranoid in a user namespace",
-		     op_write, &ns_write, enomem, 0, check_write, NULL),
-	       "write of the level in a namespace: ENOMEM and level unchanged, or written");
-	result(sweep("write 1 in the initial namespace", op_write,
-		     &host_write, enomem, 0, check_write, reset_host),
-	       "write of the host level: ENOMEM and level unchanged, or written");
-	result(sweep("write 3 to kernel.perf_event_paranoid in a user namespace",
-		     op_write, &ns_kernel_write, refused, -EPERM, check_write,
-		     NULL),
-	       "write of kernel.perf_event_paranoid in a namespace: ENOMEM or EPERM, nothing changed");
-	for (i = 0; i < g.gl_pathc; i++) {
-		struct write_arg other = { .path = g.gl_pathv[i] };
-		const char *name = strrchr(g.gl_pathv[i], '/') + 1;
-
-		other.before = other.after = read_int(g.gl_pathv[i]);
-		result(other.before != NO_VALUE &&
-		       sweep(name, op_write, &other, enomem, 0, check_write,
-			     NULL),
-		       "write of kernel.%s (its value, %d): ENOMEM or written",
-		       name, other.before);
-		other.in_userns = 1;
-		other.refused = 1;
-		other.after = other.before + 1;
-		result(other.before != NO_VALUE &&
-		       sweep(name, op_write, &other, refused, -EPERM,
-			     check_write, NULL),
-		       "write of kernel.%s in a namespace: ENOMEM or EPERM, nothing changed",
-		       name);
+	failed = selftests_run("paranoid_failnth", tests, n);
+	/* After the last test: a report counts, with no test to fail. */
+	if (kmsg_reports()) {
+		diag("report(s) in the kernel log after the tests");
+		failed++;
 	}
-	globfree(&g);
-
-	if (km) {
-		leaks = kmemleak_objects(&ours);
-		if (leaks > 0)
-			diag("kmemleak: %d unreferenced object(s), %d through user namespace, sysctl, cred or perf code",
-			     leaks, ours);
-		result(leaks == 0, "kmemleak: no object left behind");
-	} else {
-		result(0, "kmemleak: no object left behind");
-	}
-	if (kmsg_reports())
-		failures++;
-	printf("# paranoid_failnth: %d passed, %d failed\n", tests - failures,
-	       failures);
-	return failures ? 1 : 0;
+	return failed;
 }
