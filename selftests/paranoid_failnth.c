@@ -691,10 +691,12 @@ static const struct unshare_arg nested = { .depth = 2, .parent_level = 3 };
 static const struct write_arg ns_write = {
 	.path = USER_PATH, .in_userns = 1, .before = HOST_LEVEL, .after = 3,
 };
+
 static const struct write_arg host_write = {
 	.path = PARANOID_PATH, .in_userns = 0, .before = HOST_LEVEL,
 	.after = 1,
 };
+
 static const struct write_arg ns_kernel_write = {
 	.path = PARANOID_PATH, .in_userns = 1, .before = HOST_LEVEL,
 	.after = 3, .refused = 1,
