@@ -37,6 +37,8 @@
 #   k_variants              their names
 #   k_variant NAME          sets K_SRC K_OBJ K_IMAGE K_FRAGS K_VARS
 #                           K_TARGETS K_PATCH K_BEFORE K_TREE (no work)
+#   k_prepare               the tree of the variant k_variant chose, patched
+#                           as its row says (redone only when that changed)
 #   k_objdir NAME           the variant's object directory
 #   k_build NAME            prepare its tree, configure, build, copy its
 #                           image to build/bzImage-NAME (patched:
@@ -307,7 +309,7 @@ k_prepare() {
 
 # --- configuring and building --------------------------------------------
 
-# k_fragments OBJ FRAGMENT...: the fragment files, an option of its own
+# k_fragment_files OBJ FRAGMENT...: the fragment files, an option of its own
 # (CONFIG_X=y, CONFIG_X=n) written to OBJ/variant.config.
 k_fragment_files() {
 	local o=$1 f inline=()
