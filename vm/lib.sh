@@ -7,22 +7,38 @@
 #   ok NAME                 "ok N - NAME"
 #   notok NAME [DIAG...]    "not ok N - NAME", each DIAG as "#   DIAG"
 #   skip NAME REASON        "ok N - NAME # SKIP REASON"
+#   skip_unless_series NAME REASON
+#                           the same where the kernel may lack the series;
+#                           "not ok" where the caller says it has it
+#                           (TEST_SERIES=1: make check's stages on the
+#                           patched kernel), so a case that must run there
+#                           cannot vanish as a skip
 #   finish STAGE            "1..N" and "STAGE: P passed, F failed[, S skipped]";
 #                           returns non-zero if anything failed
-#   count_line FILE         the "P F" of the last count line in FILE
-#                           ("STAGE: P passed, F failed" or "P passed, F failed")
-#   tap_tally FILE          the "P F PLAN" of a TAP stream in FILE: its "ok N"
-#                           and "not ok N" lines and its plan "1..PLAN"
-#                           (PLAN 0 if there is none)
+#   count_line FILE         the "P F S" of the last count line in FILE
+#                           ("STAGE: P passed, F failed[, S skipped]" or the
+#                           same without "STAGE: "; S is 0 when not given);
+#                           nothing if FILE has none. The one parser of
+#                           count lines: every script that sums them uses it
+#   tap_tally FILE          the "P F S PLAN" of a TAP stream in FILE: its
+#                           "ok N" lines without a "# SKIP", its "not ok N"
+#                           lines, its "ok N ... # SKIP" lines and its plan
+#                           "1..PLAN" (PLAN 0 if there is none)
 # Stages (a command whose output ends with a count line)
 #   run_logged LOG CMD...   CMD with its output in LOG, shown as it comes with
 #                           VERBOSE=1; on a terminal a line with the time
 #                           taken and the log's last line, rewritten while it
 #                           runs. CMD's status.
-#   log_counts LOG          "P F" of LOG's count line; "0 1" (one failure)
-#                           if it has none
-#   log_failures LOG        the "not ok" lines of LOG with their diagnostics,
-#                           or its last lines if it has no count line
+#   log_counts LOG [RC]     "P F S WHY" for a stage whose output is LOG and
+#                           whose command exited RC (default 0): LOG's
+#                           counts, except that no count line is one
+#                           failure, and so is a non-zero RC after a count
+#                           line with 0 failed (a kernel report, a timeout:
+#                           vm/guest/run says those only by its status).
+#                           WHY, possibly empty, says which of the two
+#   log_failures LOG [RC]   the "not ok" lines of LOG with their diagnostics,
+#                           its last lines if it has no count line, and the
+#                           lines vm/guest/run wrote if RC is not 0
 # The guest
 #   in_guest                true inside a guest booted by vm/guest/run
 #   require_guest WHAT      exit 2 with a message outside the guest or as non-root
@@ -69,6 +85,14 @@ skip() {
 	echo "ok $tap_n - $1 # SKIP $2"
 }
 
+skip_unless_series() {
+	if [ "${TEST_SERIES:-0}" = 1 ]; then
+		notok "$1" "$2, on a kernel that has the series (TEST_SERIES=1)"
+	else
+		skip "$1" "$2"
+	fi
+}
+
 finish() {
 	local line
 	echo "1..$tap_n"
@@ -79,14 +103,24 @@ finish() {
 }
 
 count_line() {
-	grep -aE '^([A-Za-z0-9_. -]+: )?[0-9]+ passed, [0-9]+ failed' "$1" |
-		tail -1 | sed -E 's/^(.*: )?([0-9]+) passed, ([0-9]+) failed.*/\2 \3/'
+	awk '{ sub(/\r$/, "") }
+	     match($0, /^([A-Za-z0-9_. -]+: )?[0-9]+ passed, [0-9]+ failed(, [0-9]+ skipped)?/) {
+		last = substr($0, RSTART, RLENGTH)
+	     }
+	     END {
+		if (last == "")
+			exit
+		sub(/^[^:]*: /, "", last)
+		split(last, n, /[^0-9]+/)
+		print n[1], n[2], n[3] + 0
+	     }' "$1"
 }
 
 tap_tally() {
-	awk '/^ok [0-9]+/ { p++ } /^not ok [0-9]+/ { f++ }
+	awk '/^ok [0-9]+/ { if ($0 ~ /# *[Ss][Kk][Ii][Pp]/) s++; else p++ }
+	     /^not ok [0-9]+/ { f++ }
 	     /^1\.\.[0-9]+$/ && !plan { plan = substr($0, 4) }
-	     END { print p + 0, f + 0, plan + 0 }' "$1"
+	     END { print p + 0, f + 0, s + 0, plan + 0 }' "$1"
 }
 
 run_logged() {
@@ -112,12 +146,22 @@ run_logged() {
 }
 
 log_counts() {
-	local counts
+	local p f sk rc=${2:-0} counts
 	counts=$(count_line "$1")
-	echo "${counts:-0 1}"
+	if [ -z "$counts" ]; then
+		echo "0 1 0 no count line (exit status $rc)"
+		return
+	fi
+	read -r p f sk <<<"$counts"
+	if [ "$rc" != 0 ] && [ "$f" = 0 ]; then
+		echo "$p 1 $sk exit status $rc after its count line"
+		return
+	fi
+	echo "$p $f $sk"
 }
 
 log_failures() {
+	local rc=${2:-0}
 	if [ -z "$(count_line "$1")" ]; then
 		echo "# no count line; the log ends:"
 		tail -15 "$1" | sed 's/^/#   /'
@@ -126,6 +170,10 @@ log_failures() {
 	awk '/^not ok / { show = 1; print; next }
 	     show && /^#/ { print; next }
 	     { show = 0 }' "$1" | head -40
+	if [ "$rc" != 0 ]; then
+		echo "# the command exited $rc; what vm/guest/run said, or the log's end:"
+		{ grep -a '^vm/guest/run: ' "$1" || tail -8 "$1"; } | head -12 | sed 's/^/#   /'
+	fi
 }
 
 in_guest() {
