@@ -272,7 +272,7 @@ farm_tree() {
 	OUT= ERR=$(cat "$T/err")
 	echo "# tree --json over $want more namespaces, ulimit -n 64: $(( (${t1/./} - ${t0/./}) / 1000 )) ms, exit $RC"
 	ok_if "tree --json over $want namespaces with 64 descriptors succeeds" \
-		[ "$RC" = 0 ] && [ -z "$ERR" ]
+		eval '[ "$RC" = 0 ] && [ -z "$ERR" ]'
 	ok_if "... and lists every one of them, once, with its level" \
 		env FARM_IDS="$T/farm.ids" H="$H" DEPTH="$depth" "$PY" -c '
 import json, os, sys
