@@ -12,7 +12,7 @@ BUILD := $(TOP)/build
 .PHONY: all deps kernel baseline-kernel debug-kernel export-patches \
 	series-check selftests tools install demo demo-intro check check-debug bench \
 	check-matrix check-mainline check-kcsan admin-guide bench-lookups soak \
-	clean help
+	runtimes-native check-runtimes-native clean help
 
 all: kernel selftests tools
 
@@ -103,6 +103,17 @@ soak: deps
 # (docs/benchmarks.md)
 bench-lookups: deps
 	@vm/bench/bench variant twolookups kernel
+
+# crun and podman from Debian's source packages with the patches that let
+# them set user.* sysctls natively (tools/runtimes/), and the guest suite
+# that runs them against Debian's unpatched ones (selftests/runtimes/native).
+# Not part of check: a cold build of both takes about ... minutes.
+runtimes-native: deps
+	@tools/runtimes/build
+
+check-runtimes-native: runtimes-native tools
+	@$(MAKE) -s -C selftests/runtimes O=$(BUILD)/selftests/runtimes
+	@tools/runtimes/check
 
 clean:
 	rm -rf $(BUILD)/selftests $(BUILD)/bin $(BUILD)/vm
