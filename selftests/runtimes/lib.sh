@@ -20,6 +20,8 @@
 #   tenant CMD...                CMD as uid 1000 in its own home
 #   podman_setup, podman_end     rootless podman's configuration, the image;
 #                                ending its pause process (prints a note)
+#   podman_args NAME             PODMAN_ARGS: "podman run" of a case's
+#                                container, up to the image
 #   rt_cleanup                   for an EXIT trap: uid 1000's processes, the
 #                                bind mounts over /etc
 #   want CASE, want_prefix P     whether a case is among those asked for
@@ -313,6 +315,18 @@ podman_setup() {
 	podman_end
 	PODMAN_STATE=("$R/podman/storage/vfs-containers"
 		      "$R/run-$U/containers/vfs-containers")
+}
+
+# podman_args NAME: PODMAN_ARGS, "podman run" of a case's container NAME:
+# detached, no network, the strongest tenant (CAP_SYS_ADMIN, /proc/sys
+# unmasked, no seccomp filter, so that perf_event_open() reaches the
+# kernel's check), /out and the host's /usr (perf) bound in. The image
+# and its command follow, after any options of the case's own.
+podman_args() {
+	PODMAN_ARGS=(run --detach --name "$1" --network none
+		     --cap-add SYS_ADMIN --security-opt unmask=/proc/sys
+		     --security-opt seccomp=unconfined
+		     -v "$OUT:/out" -v /usr:/usr:ro)
 }
 
 # End uid 1000's podman: its rootless user namespace lives on in a pause
