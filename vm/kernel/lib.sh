@@ -439,7 +439,7 @@ k_build() {
 	flock "$lock"
 	k_configure "$K_SRC" "$K_OBJ" "${K_VARS[*]}" "${frags[@]}"
 	log=$K_OBJ/build.log
-	k_say "building $name in ${K_OBJ#"$k_top"/} (-j$k_jobs, ccache; a cold build takes ~6 min on 2 cores; log: ${log#"$k_top"/})"
+	k_say "building $name in ${K_OBJ#"$k_top"/} (-j$k_jobs, ccache; a cold build takes 7-13 min on 2 cores; log: ${log#"$k_top"/})"
 	t0=$SECONDS
 	if ! k_make_logged "$log" "$K_SRC" "$K_OBJ" "${K_VARS[@]}" "${K_TARGETS[@]}"; then
 		grep -E 'error|Error|undefined' "$log" | head -20 >&2
