@@ -626,6 +626,8 @@ k_deb_build() {
 	rm -rf "$out" "$out.tmp"
 	k_deb_configure "$o" "$flavour" "$lsmod"
 	k_ccache "$K_DEB_CCACHE_DIR" "$K_DEB_CCACHE_MAXSIZE"
+	mkdir -p "$K_DEB_CCACHE_DIR"
+	CCACHE_DIR=$K_DEB_CCACHE_DIR ccache -M "$K_DEB_CCACHE_MAXSIZE" >/dev/null
 	# Leftovers of a build that stopped before its packages were moved.
 	rm -f "$k_src"/*_"$pkgver"_*.deb "$k_src"/linux-upstream_"$pkgver"_*
 	log=$o/build.log
