@@ -556,8 +556,8 @@ k_deb_configure() {
 	# localmodconfig keeps the modules LSMOD lists (and what they need);
 	# its questions about options it turns off get their defaults.
 	cp "$o/.config" "$o/full.config"
-	yes '' | make -s -C "$k_src" O="$o" "${k_deb_vars[@]}" LSMOD="$lsmod" \
-		localmodconfig >"$o/localmodconfig.log" 2>&1 &&
+	make -s -C "$k_src" O="$o" "${k_deb_vars[@]}" LSMOD="$lsmod" \
+		localmodconfig < <(yes '') >"$o/localmodconfig.log" 2>&1 &&
 	make -s -C "$k_src" O="$o" "${k_deb_vars[@]}" olddefconfig >/dev/null ||
 		k_die "localmodconfig failed (log: ${o#"$k_top"/}/localmodconfig.log)"
 	# The record's changes hold in the trimmed config too.
