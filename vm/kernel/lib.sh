@@ -475,7 +475,7 @@ k_build() {
 # evicts the minimal kernels' objects; a build stopped midway resumes from
 # it.
 
-k_deb_config_dir=/usr/src/linux-config-6.12
+k_deb_config_dir=${K_DEB_CONFIG_DIR:-/usr/src/linux-config-6.12}
 K_DEB_CCACHE_DIR=${K_DEB_CCACHE_DIR:-$HOME/.cache/ccache-deb}
 K_DEB_CCACHE_MAXSIZE=${K_DEB_CCACHE_MAXSIZE:-25G}
 # Free disk a build needs under build/ and in the cache (the same file
@@ -569,6 +569,16 @@ k_deb_configure() {
 	k_say "trimmed to $(grep -c '^CONFIG_.*=m$' "$o/.config") modules (Debian's: $(grep -c '^CONFIG_.*=m$' "$o/full.config")); the changes: ${o#"$k_top"/}/localmodconfig.diffconfig"
 }
 
+# k_deb_stamp FLAVOUR PKGVERSION LOCALVERSION [LSMOD]: the hash of what
+# goes into the packages: the series, Debian's config and the record of
+# the changes to it, the module list, the versions and make variables.
+k_deb_stamp() {
+	{ echo "$2 $3 ${k_deb_vars[*]}"; k_patches_hash
+	  cat "$k_top/vm/kernel/deb/$1.diffconfig" \
+		"$k_deb_config_dir/config.amd64_none_$1.xz" ${4:+"$4"}; } |
+		sha1sum | cut -d' ' -f1
+}
+
 # k_deb_build FLAVOUR [LSMOD]
 k_deb_build() {
 	local flavour=$1 lsmod=${2:-} name o out log lock t0 ver localver pkgver
@@ -598,11 +608,7 @@ k_deb_build() {
 	[ -z "$lsmod" ] || localver+=-local
 	pkgver=$srcver+perfns.v$ver
 	# What goes into the packages: when it is unchanged, nothing to do.
-	want=$({ echo "$pkgver $localver"; k_patches_hash
-		cat "$k_top/vm/kernel/deb/$flavour.diffconfig" \
-			"$k_deb_config_dir/config.amd64_none_$flavour.xz" ${lsmod:+"$lsmod"}
-		sed -n '/^# --- Debian packages/,$p' "$k_top/vm/kernel/lib.sh"; } |
-		sha1sum | cut -d' ' -f1)
+	want=$(k_deb_stamp "$flavour" "$pkgver" "$localver" "$lsmod")
 	stamp=$out/.stamp
 	if [ "$(cat "$stamp" 2>/dev/null)" = "$want" ]; then
 		k_say "build/deb/$name is up to date:"
@@ -637,6 +643,8 @@ k_deb_build() {
 		export KDEB_PKGVERSION=$pkgver KDEB_CHANGELOG_DIST=bookworm \
 			DEBFULLNAME="Perfns Developers" DEBEMAIL=perfns@example.org \
 			DEB_BUILD_PROFILES=pkg.linux-upstream.nokerneldbg
+		# The progress line counts objects against the last build's.
+		K_OBJECTS_EXPECTED='?'
 		k_make_logged "$log" "$k_src" "$o" "${k_deb_vars[@]}" \
 			LOCALVERSION="$localver" bindeb-pkg
 	); then
