@@ -663,6 +663,7 @@ k_deb_build() {
 		k_die "bindeb-pkg made no linux-image package (log: ${log#"$k_top"/})"
 	cp "$o/.config" "$out.tmp/config"
 	cp "$o/debian.diffconfig" "$out.tmp/debian.diffconfig"
+	[ -z "$lsmod" ] || cp "$o/localmodconfig.diffconfig" "$out.tmp/localmodconfig.diffconfig"
 	echo "$want" > "$out.tmp/.stamp"
 	mv "$out.tmp" "$out"
 	exec {lock}>&-
