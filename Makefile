@@ -12,7 +12,9 @@ BUILD := $(TOP)/build
 .PHONY: all deps kernel baseline-kernel debug-kernel export-patches \
 	series-check selftests tools install demo demo-intro check check-debug bench \
 	check-matrix check-mainline check-kcsan admin-guide bench-lookups soak \
-	soak-control runtimes-native check-runtimes-native clean help
+	check-matrix check-mainline check-kcsan admin-guide bench-lookups soak \
+	soak-control runtimes-native check-runtimes-native deb check-system \
+	clean help
 
 all: kernel selftests tools
 
@@ -32,6 +34,19 @@ baseline-kernel: deps
 
 debug-kernel: deps
 	@vm/kernel/kernel build debug
+
+# A Debian kernel package of the series built with Debian's own config
+# for cloud-amd64 (vm/kernel/deb/cloud-amd64.diffconfig: every change);
+# make deb LSMOD=FILE: trimmed to the modules in FILE (lsmod's output).
+# Niced: a cold full build takes hours (README.md). Not part of make check.
+DEB_FLAVOUR ?= cloud-amd64
+deb: deps
+	@NICE=$${NICE:-19} vm/kernel/kernel deb $(DEB_FLAVOUR) $(LSMOD)
+
+# The package installed and tested in a Debian 12 system in QEMU, against
+# Debian's stock kernel of the same version (vm/system/check-system).
+check-system: deps tools selftests
+	@vm/system/check-system
 
 export-patches:
 	@vm/kernel/kernel export

@@ -43,6 +43,16 @@
 #   k_build NAME            prepare its tree, configure, build, copy its
 #                           image to build/bzImage-NAME (patched:
 #                           build/bzImage)
+# Debian packages (make deb): the series' tree with Debian's own config
+#   k_series_version        the series' version (kernel-patches/' cover letter)
+#   k_deb_build FLAVOUR [LSMOD]
+#                           linux-image/-headers .debs of the series' tree
+#                           configured with Debian's config for FLAVOUR
+#                           (linux-config-6.12) and the changes recorded in
+#                           vm/kernel/deb/FLAVOUR.diffconfig; with LSMOD (an
+#                           lsmod listing) trimmed by localmodconfig to the
+#                           modules that machine uses. The packages end up
+#                           in build/deb/FLAVOUR (trimmed: FLAVOUR-local).
 #
 # Every build is out of tree (O= a directory inside the source tree, so
 # that paths are relative and ccache hits across trees), with ccache and a
@@ -399,7 +409,7 @@ k_make_logged() {
 	shift 3
 	[ -t 1 ] && tty=1
 	[ -f "$o/vmlinux" ] || cold=1
-	total=$(cat "$o/.objects" 2>/dev/null || echo "~1000")
+	total=$(cat "$o/.objects" 2>/dev/null || echo "${K_OBJECTS_EXPECTED:-~1000}")
 	k_make "$s" "$o" "$@" > "$log" 2>&1 &
 	pid=$!
 	while kill -0 "$pid" 2>/dev/null; do
@@ -449,4 +459,218 @@ k_build() {
 	cp "$K_OBJ/arch/x86/boot/bzImage" "$K_IMAGE.tmp" && mv "$K_IMAGE.tmp" "$K_IMAGE"
 	k_say "$name ready: ${K_IMAGE#"$k_top"/} ($(k_version), $((SECONDS - t0)) s)"
 	exec {lock}>&-
+}
+
+# --- Debian packages -------------------------------------------------------
+#
+# The series' tree (build/linux) built with Debian's configuration for a
+# flavour of linux-image-6.12 (the package linux-config-6.12) into a
+# linux-image .deb with the kernel's own "make bindeb-pkg". Each object
+# directory is a direct subdirectory of the tree (o-deb-FLAVOUR,
+# o-deb-FLAVOUR-local), so the packages bindeb-pkg writes to the tree's top
+# are moved to build/deb/NAME.tmp and renamed build/deb/NAME when all is
+# done: a build that stops halfway leaves no directory a later run takes
+# for finished packages. ccache has a cache of its own for these builds
+# (K_DEB_CCACHE_DIR, K_DEB_CCACHE_MAXSIZE), so that one of them never
+# evicts the minimal kernels' objects; a build stopped midway resumes from
+# it.
+
+k_deb_config_dir=${K_DEB_CONFIG_DIR:-/usr/src/linux-config-6.12}
+K_DEB_CCACHE_DIR=${K_DEB_CCACHE_DIR:-$HOME/.cache/ccache-deb}
+K_DEB_CCACHE_MAXSIZE=${K_DEB_CCACHE_MAXSIZE:-25G}
+# Free disk a build needs under build/ and in the cache (the same file
+# system here), in GB. Trimmed: measured, 3.3 GB of objects, 24 MB of
+# packages and 0.4 GB of cache for 2,774 objects (README.md, "A Debian
+# kernel package"), rounded up. Full: not measured to its end; the
+# trimmed build's 1.2 MB an object (debug info for BTF) over Debian's
+# 1,138 modules, rounded up.
+k_deb_need_full=${K_DEB_NEED_GB:-20}
+k_deb_need_local=${K_DEB_NEED_GB:-5}
+# The make variables of every make these builds run: no rustc or bindgen
+# that happens to be in PATH (Debian's flavours have no Rust; a rustc found
+# changes three toolchain symbols of the config, and the config with it).
+k_deb_vars=(RUSTC=false BINDGEN=false)
+
+k_series_version() {
+	sed -n 's/^Subject: \[PATCH v\([0-9][0-9]*\) 0*\/.*/\1/p' \
+		"$k_top/kernel-patches/0000-cover-letter.patch" | head -1
+}
+
+# k_ccache DIR MAXSIZE: the ccache k_make uses from now on.
+k_ccache() {
+	local i
+	for i in "${!k_env[@]}"; do
+		case ${k_env[$i]} in
+		CCACHE_DIR=*) k_env[i]="CCACHE_DIR=$1" ;;
+		CCACHE_MAXSIZE=*) k_env[i]="CCACHE_MAXSIZE=$2" ;;
+		esac
+	done
+}
+
+# k_diffconfig_record FILE: the record's diffconfig lines, without their
+# reasons ("  # ...") and comment lines, sorted.
+k_diffconfig_record() {
+	sed -e '/^#/d' -e '/^[[:space:]]*$/d' -e 's/[[:space:]]*#.*$//' "$1" | LC_ALL=C sort
+}
+
+# k_deb_apply_record CONFIG RECORD: set the values the record's lines end
+# with ("+SYM value", " SYM old -> new"); "-SYM" lines (a symbol that
+# olddefconfig drops) are checked afterwards, not set.
+k_deb_apply_record() {
+	local cfg=$1 line sym val args=()
+	while IFS= read -r line; do
+		case $line in
+		+*) sym=${line#+}; val=${sym#* }; sym=${sym%% *} ;;
+		" "*) sym=${line# }; sym=${sym%% *}; val=${line##* -> } ;;
+		*) continue ;;
+		esac
+		if [ "$val" = n ]; then
+			args+=(--disable "$sym")
+		else
+			args+=(--set-val "$sym" "$val")
+		fi
+	done < <(k_diffconfig_record "$2")
+	[ ${#args[@]} -eq 0 ] || "$k_src/scripts/config" --file "$cfg" "${args[@]}"
+}
+
+# k_deb_configure OBJ FLAVOUR [LSMOD]: Debian's config, the record's
+# changes, olddefconfig; every difference from Debian's file must be one the
+# record lists (or, trimmed, a module localmodconfig dropped).
+k_deb_configure() {
+	local o=$1 flavour=$2 lsmod=${3:-} record got extra
+	record=$k_top/vm/kernel/deb/$flavour.diffconfig
+	[ -f "$record" ] || k_die "no record of the changes to Debian's $flavour config (${record#"$k_top"/})"
+	mkdir -p "$o"
+	xzcat "$k_deb_config_dir/config.amd64_none_$flavour.xz" > "$o/debian.config" ||
+		k_die "cannot read Debian's $flavour config"
+	cp "$o/debian.config" "$o/.config"
+	k_deb_apply_record "$o/.config" "$record"
+	make -s -C "$k_src" O="$o" "${k_deb_vars[@]}" olddefconfig >/dev/null ||
+		k_die "olddefconfig failed in ${o#"$k_top"/}"
+	got=$("$k_src/scripts/diffconfig" "$o/debian.config" "$o/.config" | LC_ALL=C sort)
+	if [ "$got" != "$(k_diffconfig_record "$record")" ]; then
+		printf 'vm/kernel: Debian %s config + %s, after olddefconfig:\n' \
+			"$flavour" "${record#"$k_top"/}" >&2
+		diff <(k_diffconfig_record "$record") <(echo "$got") |
+			sed -n 's/^</  recorded, not seen: /p; s/^>/  seen, not recorded: /p' >&2
+		k_die "the config differs from Debian's in ways ${record#"$k_top"/} does not list"
+	fi
+	"$k_src/scripts/diffconfig" "$o/debian.config" "$o/.config" > "$o/debian.diffconfig"
+	[ -n "$lsmod" ] || return 0
+	# localmodconfig keeps the modules LSMOD lists (and what they need);
+	# its questions about options it turns off get their defaults.
+	cp "$o/.config" "$o/full.config"
+	make -s -C "$k_src" O="$o" "${k_deb_vars[@]}" LSMOD="$lsmod" \
+		localmodconfig < <(yes '') >"$o/localmodconfig.log" 2>&1 &&
+	make -s -C "$k_src" O="$o" "${k_deb_vars[@]}" olddefconfig >/dev/null ||
+		k_die "localmodconfig failed (log: ${o#"$k_top"/}/localmodconfig.log)"
+	# The record's changes hold in the trimmed config too.
+	extra=$(comm -23 <(k_diffconfig_record "$record" | grep -v '^-') \
+		<("$k_src/scripts/diffconfig" "$o/debian.config" "$o/.config" | LC_ALL=C sort))
+	[ -z "$extra" ] ||
+		k_die "localmodconfig undid recorded changes: $(echo "$extra" | paste -sd';')"
+	"$k_src/scripts/diffconfig" "$o/full.config" "$o/.config" > "$o/localmodconfig.diffconfig"
+	k_say "trimmed to $(grep -c '^CONFIG_.*=m$' "$o/.config") modules (Debian's: $(grep -c '^CONFIG_.*=m$' "$o/full.config")); the changes: ${o#"$k_top"/}/localmodconfig.diffconfig"
+}
+
+# k_deb_stamp FLAVOUR PKGVERSION LOCALVERSION [LSMOD]: the hash of what
+# goes into the packages: the series, Debian's config and the record of
+# the changes to it, the module list, the versions and make variables.
+k_deb_stamp() {
+	{ echo "$2 $3 ${k_deb_vars[*]}"; k_patches_hash
+	  cat "$k_top/vm/kernel/deb/$1.diffconfig" \
+		"$k_deb_config_dir/config.amd64_none_$1.xz" ${4:+"$4"}; } |
+		sha1sum | cut -d' ' -f1
+}
+
+# k_deb_build FLAVOUR [LSMOD]
+k_deb_build() {
+	local flavour=$1 lsmod=${2:-} name o out log lock t0 ver localver pkgver
+	local srcver cfgver need avail stamp want f
+	name=$flavour
+	[ -z "$lsmod" ] || name=$flavour-local
+	o=$k_src/o-deb-$name
+	out=$k_build_dir/deb/$name
+	if [ -n "$lsmod" ]; then
+		[ -f "$lsmod" ] || k_die "LSMOD=$lsmod: no such file (the output of lsmod on the machine to build for)"
+		lsmod=$(realpath "$lsmod")
+		grep -qE '^Module[[:space:]]+Size' "$lsmod" ||
+			k_die "LSMOD=$lsmod does not look like the output of lsmod (no 'Module Size Used by' line)"
+	fi
+	# Debian's configuration comes from the package linux-config-6.12.
+	if [ ! -f "$k_deb_config_dir/config.amd64_none_$flavour.xz" ]; then
+		k_die "Debian's configuration for $flavour is not there ($k_deb_config_dir/config.amd64_none_$flavour.xz): install the package linux-config-6.12 ('make deps', or apt-get install linux-config-6.12; apt must reach a Debian mirror)"
+	fi
+	k_apply
+	srcver=$(k_version); srcver=${srcver#linux-source-6.12 }
+	cfgver=$(dpkg-query -W -f='${Version}' linux-config-6.12 2>/dev/null || echo unknown)
+	[ "$cfgver" = "$srcver" ] ||
+		k_say "note: linux-config-6.12 is $cfgver, the tree is linux-source-6.12 $srcver (README.md: after a Debian update)"
+	ver=$(k_series_version)
+	[ -n "$ver" ] || k_die "no series version in kernel-patches/0000-cover-letter.patch"
+	localver=-perfns-v$ver
+	[ -z "$lsmod" ] || localver+=-local
+	pkgver=$srcver+perfns.v$ver
+	# What goes into the packages: when it is unchanged, nothing to do.
+	want=$(k_deb_stamp "$flavour" "$pkgver" "$localver" "$lsmod")
+	stamp=$out/.stamp
+	if [ "$(cat "$stamp" 2>/dev/null)" = "$want" ]; then
+		k_say "build/deb/$name is up to date:"
+		(cd "$out" && ls -1s --block-size=M ./*.deb | sed 's/^/[kernel]   /')
+		return 0
+	fi
+	# Disk first: the object directory, the packages and the cache.
+	need=$k_deb_need_full
+	[ -z "$lsmod" ] || need=$k_deb_need_local
+	mkdir -p "$k_build_dir/deb"
+	avail=$(df -P -BG "$k_build_dir" | awk 'NR == 2 { sub(/G$/, "", $4); print $4 }')
+	if [ -d "$o" ]; then
+		# What is there already counts towards it.
+		need=$(( need - $(du -sBG "$o" | cut -f1 | tr -d G) ))
+	fi
+	if [ "$avail" -lt "$need" ]; then
+		k_die "not enough free disk for the $name build: $avail GB free on $(df -P "$k_build_dir" | awk 'NR == 2 { print $6 }'), about $need GB more needed (the object directory and packages; ccache in $K_DEB_CCACHE_DIR grows to $K_DEB_CCACHE_MAXSIZE)"
+	fi
+	exec {lock}> "$k_src/deb.lock"
+	flock "$lock"
+	rm -rf "$out" "$out.tmp"
+	k_deb_configure "$o" "$flavour" "$lsmod"
+	k_ccache "$K_DEB_CCACHE_DIR" "$K_DEB_CCACHE_MAXSIZE"
+	mkdir -p "$K_DEB_CCACHE_DIR"
+	CCACHE_DIR=$K_DEB_CCACHE_DIR ccache -M "$K_DEB_CCACHE_MAXSIZE" >/dev/null
+	# Leftovers of a build that stopped before its packages were moved.
+	rm -f "$k_src"/*_"$pkgver"_*.deb "$k_src"/linux-upstream_"$pkgver"_*
+	log=$o/build.log
+	k_say "building Debian packages $name: linux-image-${srcver%%-*}$localver (${srcver%%-*} ${srcver#*-}, series v$ver) in ${o#"$k_top"/} (-j$k_jobs, nice -n ${NICE:-0}, ccache in $K_DEB_CCACHE_DIR; log: ${log#"$k_top"/})"
+	t0=$SECONDS
+	if ! (
+		export KDEB_PKGVERSION=$pkgver KDEB_CHANGELOG_DIST=bookworm \
+			DEBFULLNAME="Perfns Developers" DEBEMAIL=perfns@example.org \
+			DEB_BUILD_PROFILES=pkg.linux-upstream.nokerneldbg
+		# The progress line counts objects against the last build's.
+		K_OBJECTS_EXPECTED='?'
+		k_make_logged "$log" "$k_src" "$o" "${k_deb_vars[@]}" \
+			LOCALVERSION="$localver" bindeb-pkg
+	); then
+		grep -E 'error|Error|undefined' "$log" | head -20 >&2
+		tail -5 "$log" >&2
+		k_die "the $name package build failed (full log: ${log#"$k_top"/})"
+	fi
+	# The key modules are signed with stays in the object directory:
+	# readable by root only (docs/admin-guide.md, "Installing on Debian").
+	chmod 600 "$o/certs/signing_key.pem" 2>/dev/null || true
+	mkdir -p "$out.tmp"
+	for f in "$k_src"/*_"$pkgver"_*.deb "$k_src"/linux-upstream_"$pkgver"_*; do
+		[ -e "$f" ] && mv "$f" "$out.tmp/"
+	done
+	ls "$out.tmp"/linux-image-*.deb >/dev/null 2>&1 ||
+		k_die "bindeb-pkg made no linux-image package (log: ${log#"$k_top"/})"
+	cp "$o/.config" "$out.tmp/config"
+	cp "$o/debian.diffconfig" "$out.tmp/debian.diffconfig"
+	[ -z "$lsmod" ] || cp "$o/localmodconfig.diffconfig" "$out.tmp/localmodconfig.diffconfig"
+	echo "$want" > "$out.tmp/.stamp"
+	mv "$out.tmp" "$out"
+	exec {lock}>&-
+	k_say "$name packages in build/deb/$name ($((SECONDS - t0)) s; object directory $(du -sh "$o" | cut -f1)):"
+	(cd "$out" && ls -1s --block-size=M ./*.deb | sed 's/^/[kernel]   /')
 }
