@@ -1028,10 +1028,10 @@ int main(int argc, char **argv)
 		}
 		if (want("floors")) {
 			run_child(floors_at_depth, (void *)1L, false);
-			set_floor("-2147483648");	/* unset */
+			set_floor("-1");	/* no floor */
 			run_child(floors_at_depth, (void *)(long)MAX_DEPTH,
 				  false);
-			set_floor("-2147483648");	/* unset */
+			set_floor("-1");	/* no floor */
 		}
 		if (want("anchored"))
 			run_child(anchored_at_depth, (void *)(long)MAX_DEPTH,
