@@ -7,10 +7,9 @@
  * A grant anchors the namespace at LEVEL: the host's level and floor no
  * longer apply to it and what is below it, the grant and
  * kernel.perf_event_paranoid_grant_min do (NS_PERF_PARANOID_GRANT, an ioctl
- * on its nsfs descriptor).
- * The kernel wants CAP_SYS_ADMIN in the initial user namespace from the
- * caller and from whoever opened the descriptor, and a level no lower than
- * grant_min; it logs every grant and revoke.
+ * on its nsfs descriptor). The kernel wants CAP_SYS_ADMIN in the initial
+ * user namespace from the caller and from whoever opened the descriptor,
+ * and a level no lower than grant_min; it logs every grant and revoke.
  *
  * The namespace is named by a descriptor, never by a pid number alone:
  * --pid goes through a pidfd, so a pid that exits and is reused between

@@ -54,11 +54,10 @@ static const char hook_usage[] =
 	"namespace and that is not the initial one (rootless runtimes), that\n"
 	"namespace. LEVEL becomes its own level: lowering the levels above it\n"
 	"(a parent's, the host's, the floor) no longer takes it below LEVEL.\n"
-	"A namespace\n"
-	"already above LEVEL whose own level is LEVEL or more is left as it is;\n"
-	"one that is above only because it follows the levels above it is\n"
-	"locked where it is, at its level in force. Refused,\n"
-	"and nothing changed, when the state is malformed or has no pid, the\n"
+	"A namespace already above LEVEL whose own level is LEVEL or more is\n"
+	"left as it is; one that is above only because it follows the levels\n"
+	"above it is locked where it is, at its level in force. Refused, and\n"
+	"nothing changed, when the state is malformed or has no pid, the\n"
 	"process is gone, the hook's own namespace cannot be told for sure, or\n"
 	"raising would raise the initial user namespace (the host).\n"
 	"\n"
@@ -142,7 +141,7 @@ static int lock_above(const struct userns *ns, const struct lvl_op *op,
 {
 	struct lvl_op lock = *op;
 	struct ns_perf_paranoid p;
-	int tries;
+	int tries, was;
 
 	if (!userns_perf_get(ns, &p) && (p.flags & NS_PERF_PARANOID_OWN) &&
 	    !(p.flags & NS_PERF_PARANOID_ANCHORED) && p.own >= op->level) {
@@ -151,13 +150,18 @@ static int lock_above(const struct userns *ns, const struct lvl_op *op,
 		    why);
 		return EXIT_OK;
 	}
-	/* The level in force only goes up between tries: at most 3 -(-1). */
+	/*
+	 * A try is refused only when the level in force rose above what it
+	 * read: bounded, as a namespace's level is at most LEVEL_MAX. The
+	 * host's own level may be higher, and acts as LEVEL_MAX.
+	 */
 	for (tries = 0; tries <= LEVEL_MAX - LEVEL_MIN; tries++) {
-		lock.level = res->level;
+		was = res->level;
+		lock.level = was < LEVEL_MAX ? was : LEVEL_MAX;
 		level_io_in(ns, &lock, res);
 		if (res->stage == LVL_OK) {
 			msg("note: container %s: user namespace %lu was at %d, above %d, following the levels above it; locked it at %d, its own level now, so that lowering them does not take it below %d (%s)",
-			    ctr, (unsigned long)ns->ino, lock.level, op->level,
+			    ctr, (unsigned long)ns->ino, was, op->level,
 			    lock.level, op->level, why);
 			return EXIT_OK;
 		}
