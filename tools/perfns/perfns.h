@@ -83,7 +83,7 @@ struct ns_perf_paranoid {
 #define NS_PERF_PARANOID_SIZE_VER0	16
 #endif
 static_assert(sizeof(struct ns_perf_paranoid) >= NS_PERF_PARANOID_SIZE_VER0,
-	       "struct ns_perf_paranoid is smaller than its first version");
+	      "struct ns_perf_paranoid is smaller than its first version");
 
 /*
  * The levels a user namespace other than the initial one takes
