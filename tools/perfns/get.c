@@ -1,27 +1,33 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * perfns get [--pid PID | --floor] - print the level in force in a user
- * namespace, or the host's floor.
+ * perfns get [--pid PID] [--verbose | --floor] - print the level in force
+ * in a user namespace (with --verbose its own level and its grant too), or
+ * the host's floor.
  */
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 
 #include "perfns.h"
 
 static const char get_usage[] =
-	"Usage: perfns get [--pid PID | --floor] [--timeout SECONDS]\n"
+	"Usage: perfns get [--pid PID] [--verbose | --floor] [--timeout SECONDS]\n"
 	"\n"
 	"Print the perf_event_paranoid level in force (the effective level) in\n"
 	"the user namespace of PID, by default in your own. Reading another\n"
-	"namespace takes CAP_SYS_ADMIN over it. With --floor print what the\n"
-	"host's floor, kernel.perf_event_paranoid_userns, reads instead: the\n"
-	"level a user namespace created in the initial one starts at. Only the\n"
-	"initial user namespace has a floor, so --floor is run from there and\n"
-	"takes no --pid. A namespace the host granted a level (perfns grant)\n"
-	"is noted on standard error.\n"
+	"namespace takes CAP_SYS_ADMIN over it. With --verbose print three\n"
+	"lines instead: the level in force, the namespace's own level (none\n"
+	"until something writes its user.perf_event_paranoid: it follows its\n"
+	"parent, up and down) and the level the host granted it (perfns grant;\n"
+	"none without a grant). Without --verbose a grant is noted on standard\n"
+	"error. With --floor print the host's floor,\n"
+	"kernel.perf_event_paranoid_userns, as it was written: -1 is no floor.\n"
+	"Only the initial user namespace has a floor, so --floor is run from\n"
+	"there and takes no --pid.\n"
 	"\n"
 	"Options:\n"
 	"  -p, --pid PID        the user namespace PID is in (from a pidfd)\n"
+	"  -v, --verbose        also the namespace's own level and its grant\n"
 	"  -f, --floor          print the host's floor instead of the level\n"
 	"  -t, --timeout SECS   give up on a namespace after SECS (default 10)\n"
 	"  -h, --help           show this help\n"
@@ -33,6 +39,7 @@ int cmd_get(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "pid", required_argument, NULL, 'p' },
 		{ "floor", no_argument, NULL, 'f' },
+		{ "verbose", no_argument, NULL, 'v' },
 		{ "timeout", required_argument, NULL, 't' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -41,13 +48,13 @@ int cmd_get(int argc, char **argv)
 	const struct userns *self;
 	struct lvl_result res;
 	struct userns ns = { .fd = -1 };
-	struct ns_perf_paranoid grant;
-	bool granted;
+	struct ns_perf_paranoid perf;
+	bool verbose = false;
+	int c, ret, perf_err;
 	pid_t pid = 0;
-	int c, ret;
 
 	optind = 1;
-	while ((c = subcmd_getopt("get", get_usage, ":p:ft:h", opts,
+	while ((c = subcmd_getopt("get", get_usage, ":p:fvt:h", opts,
 				  argc, argv, &ret)) > 0) {
 		ret = 0;
 		switch (c) {
@@ -59,6 +66,9 @@ int cmd_get(int argc, char **argv)
 			break;
 		case 'f':
 			op.read_floor = true;
+			break;
+		case 'v':
+			verbose = true;
 			break;
 		default:
 			ret = usage_error("get", "unknown option");
@@ -75,6 +85,9 @@ int cmd_get(int argc, char **argv)
 		return usage_error("get",
 				   "--floor takes no --pid: %s, and no other user namespace has one",
 				   HOST_FLOOR_MSG);
+	if (op.read_floor && verbose)
+		return usage_error("get",
+				   "--verbose shows a namespace's levels and --floor the host's floor: give one");
 
 	self = userns_self();
 	if (!self)
@@ -92,8 +105,7 @@ int cmd_get(int argc, char **argv)
 		ns = *self;
 	}
 	level_io_in(&ns, &op, &res);
-	granted = !op.read_floor && !userns_perf_get(&ns, &grant) &&
-		  (grant.flags & NS_PERF_PARANOID_ANCHORED);
+	perf_err = op.read_floor ? 0 : -userns_perf_get(&ns, &perf);
 	userns_close(&ns);
 	if (res.stage != LVL_OK)
 		return report_level_error(&ns, &res, &op);
@@ -101,13 +113,31 @@ int cmd_get(int argc, char **argv)
 		msg("%s", NO_FLOOR_MSG);
 		return EXIT_FAIL;
 	}
+	if (op.read_floor) {
+		printf("%d\n", res.floor);
+		return fflush(stdout) ? EXIT_FAIL : EXIT_OK;
+	}
+	/* A kernel without the ioctls has no own level nor grant to show. */
+	if (verbose && perf_err && perf_err != ENOTTY) {
+		msg("cannot ask the kernel for the own and granted level of %s: %s",
+		    ns.name, perf_ioctl_error(perf_err));
+		return EXIT_FAIL;
+	}
 
-	printf("%d\n", op.read_floor ? res.floor : res.level);
-	if (granted)
-		msg("note: %s holds a grant of the host: the host's level and floor do not apply to it",
-		    pid ? ns.name : "your user namespace");
+	if (!verbose) {
+		printf("%d\n", res.level);
+	} else if (perf_err) {
+		printf("level in force: %d\n", res.level);
+	} else {
+		/* The level as read, which the plain output prints too. */
+		perf.level = res.level;
+		print_perf_state(&perf, NULL);
+	}
+	if (!verbose && !perf_err && (perf.flags & NS_PERF_PARANOID_ANCHORED))
+		msg("note: %s holds a grant of the host (level %d): the host's level and floor do not apply to it, kernel.perf_event_paranoid_grant_min does",
+		    pid ? ns.name : "your user namespace", perf.granted);
 	if (pid && !userns_is_self(&ns) && !kernel_per_ns(NULL))
 		msg("note: this kernel has no per-namespace perf_event_paranoid; %d is the global level",
 		    res.level);
-	return EXIT_OK;
+	return fflush(stdout) ? EXIT_FAIL : EXIT_OK;
 }

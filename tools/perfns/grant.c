@@ -4,11 +4,12 @@
  * profile below the host's level; perfns revoke (--pid PID | --userns-fd FD)
  * takes it back.
  *
- * A grant anchors the namespace at LEVEL: the levels and the floor above it
- * no longer apply to it and what is below it (NS_PERF_PARANOID_GRANT, an
- * ioctl on its nsfs descriptor). The kernel wants CAP_SYS_ADMIN in the
- * initial user namespace from the caller and from whoever opened the
- * descriptor, and a level no lower than kernel.perf_event_paranoid_grant_min.
+ * A grant anchors the namespace at LEVEL: the host's level and floor no
+ * longer apply to it and what is below it, the grant and
+ * kernel.perf_event_paranoid_grant_min do (NS_PERF_PARANOID_GRANT, an ioctl
+ * on its nsfs descriptor). The kernel wants CAP_SYS_ADMIN in the initial
+ * user namespace from the caller and from whoever opened the descriptor,
+ * and a level no lower than grant_min; it logs every grant and revoke.
  *
  * The namespace is named by a descriptor, never by a pid number alone:
  * --pid goes through a pidfd, so a pid that exits and is reused between
@@ -44,29 +45,39 @@ static const char grant_usage[] =
 	"Grant the container of PID (the user namespace directly below yours\n"
 	"that PID's own is in or nested under; with --exact PID's own), or the\n"
 	"user namespace FD refers to, the perf_event_paranoid LEVEL and anchor\n"
-	"it there: the host's level and\n"
-	"floor no longer apply to it or to the namespaces below it, so that one\n"
-	"container can profile itself while the host and every other tenant\n"
-	"stay locked. Namespaces created in it from then on start at LEVEL;\n"
-	"those created before keep their own level. Inside, the level can still\n"
-	"only be raised. A namespace inside a granted one cannot be granted.\n"
-	"The namespace's owner (for a rootless container, its user) can enter\n"
-	"it and profile what it runs there: a note says so.\n"
+	"it there: the host's level and floor no longer apply to it or to the\n"
+	"namespaces below it (kernel.perf_event_paranoid_grant_min does), so\n"
+	"that one container can profile itself while the host and every other\n"
+	"tenant stay locked. The namespaces below it that never set their own\n"
+	"level follow it; one that set a higher level keeps it. Its own level\n"
+	"from before the grant is put aside until the revoke. Inside, the level\n"
+	"can still only be raised. A namespace inside a granted one can be\n"
+	"granted too; each grant is revoked on its own. Granting a granted\n"
+	"namespace again sets its level anew. The namespace's owner (for a\n"
+	"rootless container, its user) can enter it and profile what it runs\n"
+	"there: a note says so. The kernel logs each grant and revoke.\n"
+	"\n"
+	"Prints what was granted, then the namespace's level in force, own\n"
+	"level and granted level, as perfns get --verbose does.\n"
 	"\n"
 	"Takes CAP_SYS_ADMIN in the initial user namespace (CAP_PERFMON is not\n"
 	"enough), held by perfns and, with --userns-fd, by whoever opened FD.\n"
-	"LEVEL must be at least kernel.perf_event_paranoid_grant_min (2 by\n"
-	"default; 1 only where the host lowered it; 0 and below never).\n"
+	"LEVEL is at most 3 and at least kernel.perf_event_paranoid_grant_min\n"
+	"(1, 2 or 3; 2 by default).\n"
 	"\n" TARGET_OPTIONS;
 
 static const char revoke_usage[] =
 	"Usage: perfns revoke (--pid PID [--exact] | --userns-fd FD)\n"
 	"\n"
-	"Take back the grant of the container of PID (or of FD): the\n"
-	"host's level and floor apply to it and everything below it again, at\n"
-	"once. Events already open stay open, as they do when a level is\n"
-	"raised. Revoking a namespace that has no grant changes nothing.\n"
-	"Takes what grant takes.\n"
+	"Take back the grant of the container of PID (or of FD): the host's\n"
+	"level and floor (or the grant of a granted namespace above it) apply\n"
+	"to it and everything below it again, at once. Its own level from\n"
+	"before the grant comes back, raised to any level set in it during the\n"
+	"grant; a namespace that set none follows its parent again. Events\n"
+	"already open stay open, as they do when a level is raised. Revoking a\n"
+	"namespace that has no grant changes nothing. The kernel logs each\n"
+	"revoke. Prints what was revoked, then the namespace's levels as\n"
+	"perfns get --verbose does. Takes what grant takes.\n"
 	"\n" TARGET_OPTIONS;
 
 /*
@@ -125,16 +136,15 @@ static int report_grant_error(const char *what, const struct userns *ns,
 		msg("%s %s: this kernel has no grants (%s does not exist)",
 		    what, ns->name, GRANT_MIN_PATH);
 		break;
+	case E2BIG:
+		msg("%s %s: %s", what, ns->name, perf_ioctl_error(err));
+		break;
 	case EINVAL:
 		if (userns_is_initial(ns))
 			msg("%s %s: it is the initial user namespace, whose level is the host's own (perfns set)",
 			    what, ns->name);
 		else
 			msg("%s %s: refused (EINVAL)", what, ns->name);
-		break;
-	case EBUSY:
-		msg("%s %s: refused: it is inside a granted user namespace (revoke that one first, or grant it instead)",
-		    what, ns->name);
 		break;
 	case EPERM:
 		self = userns_self();
@@ -196,9 +206,9 @@ static int grant_or_revoke(int argc, char **argv, bool grant)
 	};
 	const char *cmd = grant ? "grant" : "revoke";
 	struct userns ns = { .fd = -1 };
-	struct ns_perf_paranoid now;
-	int c, ret, fd = -1, before, level = 0;
-	bool exact = false;
+	struct ns_perf_paranoid before, now;
+	int c, ret, fd = -1, level = 0;
+	bool exact = false, have_now;
 	char what[512];
 	pid_t pid = 0;
 
@@ -230,7 +240,7 @@ static int grant_or_revoke(int argc, char **argv, bool grant)
 	if (grant) {
 		if (optind >= argc)
 			return usage_error(cmd, "missing LEVEL");
-		ret = parse_level_arg(cmd, argv[optind++], &level);
+		ret = parse_ns_level_arg(cmd, argv[optind++], &level);
 		if (ret)
 			return ret;
 	}
@@ -241,13 +251,12 @@ static int grant_or_revoke(int argc, char **argv, bool grant)
 	ret = grant_target(cmd, pid, exact, fd, &ns, what, sizeof(what));
 	if (ret)
 		return ret;
-	ret = userns_perf_get(&ns, &now);
+	ret = userns_perf_get(&ns, &before);
 	if (ret) {
 		ret = report_grant_error(cmd, &ns, -ret, INT_MIN);
 		userns_close(&ns);
 		return ret;
 	}
-	before = now.level;
 	if (grant)
 		ret = grant_ns(&ns, level);
 	else if (ioctl(ns.fd, NS_PERF_PARANOID_REVOKE))
@@ -257,18 +266,21 @@ static int grant_or_revoke(int argc, char **argv, bool grant)
 		return ret;
 	}
 
-	if (grant) {
+	have_now = !userns_perf_get(&ns, &now);
+	if (grant)
 		printf("level %d granted to %s (was %d)\n", level, what,
-		       before);
-		grant_owner_note(&ns);
-	} else if (!userns_perf_get(&ns, &now)) {
+		       before.level);
+	else if (have_now)
 		printf("grant revoked on %s: level %d (was %d)\n", what,
-		       now.level, before);
-	} else {
-		printf("grant revoked on %s (was %d)\n", what, before);
-	}
+		       now.level, before.level);
+	else
+		printf("grant revoked on %s (was %d)\n", what, before.level);
+	if (have_now)
+		print_perf_state(&now, &before);
+	if (grant)
+		grant_owner_note(&ns);
 	userns_close(&ns);
-	return EXIT_OK;
+	return fflush(stdout) ? EXIT_FAIL : EXIT_OK;
 }
 
 int cmd_grant(int argc, char **argv)

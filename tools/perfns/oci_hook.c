@@ -20,6 +20,12 @@
  *  - C is H and H is the initial namespace, or C not below H: refused.
  * The initial user namespace is never written.
  *
+ * LEVEL becomes the namespace's own level, so that lowering the host's
+ * level or floor later does not take it below LEVEL. A namespace already
+ * above LEVEL is left as it is when its own level is LEVEL or more, and
+ * locked at its level in force when it is above only because it follows
+ * the levels above it.
+ *
  * With --grant LEVEL instead, the hook grants the container's namespace
  * LEVEL (perfns grant): for the one container the host's hook
  * configuration picks, e.g. a hooks.d entry matched on an annotation the
@@ -46,8 +52,12 @@ static const char hook_usage[] =
 	"the one directly below the hook's own that the container's \"pid\" is\n"
 	"in or nested under, or, when the container shares the hook's user\n"
 	"namespace and that is not the initial one (rootless runtimes), that\n"
-	"namespace. A namespace already above LEVEL is left as it is. Refused,\n"
-	"and nothing changed, when the state is malformed or has no pid, the\n"
+	"namespace. LEVEL becomes its own level: lowering the levels above it\n"
+	"(a parent's, the host's, the floor) no longer takes it below LEVEL.\n"
+	"A namespace already above LEVEL whose own level is LEVEL or more is\n"
+	"left as it is; one that is above only because it follows the levels\n"
+	"above it is locked where it is, at its level in force. Refused, and\n"
+	"nothing changed, when the state is malformed or has no pid, the\n"
 	"process is gone, the hook's own namespace cannot be told for sure, or\n"
 	"raising would raise the initial user namespace (the host).\n"
 	"\n"
@@ -59,7 +69,7 @@ static const char hook_usage[] =
 	"\n"
 	"Options:\n"
 	"  -l, --level LEVEL    the level: -1, 0, 1, 2 or 3 (3: perf off)\n"
-	"  -g, --grant LEVEL    grant LEVEL (at least grant_min, 2 by default)\n"
+	"  -g, --grant LEVEL    grant LEVEL (grant_min to 3; 2 to 3 by default)\n"
 	"  -t, --timeout SECS   give up on the namespace after SECS (default 10)\n"
 	"  -h, --help           show this help\n"
 	"\n"
@@ -111,6 +121,56 @@ bad:
 	return -1;
 }
 
+/* The write of @level was refused because the level in force is above it. */
+static bool above_level(const struct lvl_result *res, int level)
+{
+	return res->stage == LVL_WRITE && res->err == EPERM &&
+	       !res->on_floor && res->have_level && level < res->level;
+}
+
+/*
+ * The level in force in @ns is above the level @op asked for (@res says
+ * so): the namespace is locked at that level or above if its own level is
+ * (and no grant puts it aside). Otherwise it follows the levels above it,
+ * which may come down below the level asked for later: it is locked where
+ * it is by writing its level in force, which the kernel takes.
+ */
+static int lock_above(const struct userns *ns, const struct lvl_op *op,
+		      struct lvl_result *res, const char *ctr,
+		      const char *why)
+{
+	struct lvl_op lock = *op;
+	struct ns_perf_paranoid p;
+	int tries, was;
+
+	if (!userns_perf_get(ns, &p) && (p.flags & NS_PERF_PARANOID_OWN) &&
+	    !(p.flags & NS_PERF_PARANOID_ANCHORED) && p.own >= op->level) {
+		msg("note: container %s: user namespace %lu is already at %d, above %d, and locked at its own level %d; left as it is (%s)",
+		    ctr, (unsigned long)ns->ino, res->level, op->level, p.own,
+		    why);
+		return EXIT_OK;
+	}
+	/*
+	 * A try is refused only when the level in force rose above what it
+	 * read: bounded, as a namespace's level is at most LEVEL_MAX. The
+	 * host's own level may be higher, and acts as LEVEL_MAX.
+	 */
+	for (tries = 0; tries <= LEVEL_MAX - LEVEL_MIN; tries++) {
+		was = res->level;
+		lock.level = was < LEVEL_MAX ? was : LEVEL_MAX;
+		level_io_in(ns, &lock, res);
+		if (res->stage == LVL_OK) {
+			msg("note: container %s: user namespace %lu was at %d, above %d, following the levels above it; locked it at %d, its own level now, so that lowering them does not take it below %d (%s)",
+			    ctr, (unsigned long)ns->ino, was, op->level,
+			    lock.level, op->level, why);
+			return EXIT_OK;
+		}
+		if (!above_level(res, lock.level))
+			break;
+	}
+	return report_level_error(ns, res, &lock);
+}
+
 int cmd_oci_hook(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -142,7 +202,7 @@ int cmd_oci_hook(int argc, char **argv)
 			if (have_level)
 				return usage_error("oci-hook",
 						   "give one --level or --grant");
-			ret = parse_level_arg("oci-hook", optarg, &op.level);
+			ret = parse_ns_level_arg("oci-hook", optarg, &op.level);
 			have_level = true;
 			break;
 		case 't':
@@ -241,12 +301,8 @@ int cmd_oci_hook(int argc, char **argv)
 	}
 
 	level_io_in(&target, &op, &res);
-	if (res.stage == LVL_WRITE && res.err == EPERM && !res.on_floor &&
-	    res.have_level && op.level < res.level) {
-		/* Locked at LEVEL or above is what was asked for. */
-		msg("note: container %s: user namespace %lu is already at %d, above %d; left as it is (%s)",
-		    ctr, (unsigned long)target.ino, res.level, op.level, why);
-		ret = EXIT_OK;
+	if (above_level(&res, op.level)) {
+		ret = lock_above(&target, &op, &res, ctr, why);
 	} else if (res.stage != LVL_OK) {
 		ret = report_level_error(&target, &res, &op);
 	} else {

@@ -13,6 +13,7 @@
 #ifndef PERFNS_H
 #define PERFNS_H
 
+#include <assert.h>
 #include <poll.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -38,7 +39,10 @@
  * presence is how perfns tells that the kernel has the series.
  */
 #define USERNS_PARANOID_PATH	"/proc/sys/user/perf_event_paranoid"
-/* kernel.perf_event_paranoid_userns: the host's floor, the only one. */
+/*
+ * kernel.perf_event_paranoid_userns: the host's floor, the only one; it
+ * reads back what was written, -1 (NO_FLOOR) when there is none.
+ */
 #define FLOOR_PATH	"/proc/sys/kernel/perf_event_paranoid_userns"
 
 /*
@@ -48,23 +52,47 @@
 #define GRANT_MIN_PATH	"/proc/sys/kernel/perf_event_paranoid_grant_min"
 
 /*
- * The grant ioctls of <linux/nsfs.h>, for building against headers that
- * predate them (Debian 12's).
+ * The perf_event_paranoid ioctls of <linux/nsfs.h>, for building against
+ * headers that predate them (Debian 12's). NS_PERF_PARANOID_GET answers
+ * with the level in force; with NS_PERF_PARANOID_OWN, the level written in
+ * the namespace itself (without it the namespace has none and follows its
+ * parent); with NS_PERF_PARANOID_ANCHORED, the level the host granted it.
+ * The kernel takes the size encoded in the request as the size of the
+ * struct: a larger one with fields it does not know set is refused (E2BIG).
  */
 #include <linux/nsfs.h>
+#include <linux/types.h>
+#if defined(NS_PERF_PARANOID_GET) && !defined(NS_PERF_PARANOID_OWN)
+#error "<linux/nsfs.h> has an earlier struct ns_perf_paranoid (no NS_PERF_PARANOID_OWN): build against headers with the current one, or without any"
+#endif
 #ifndef NS_PERF_PARANOID_GET
 struct ns_perf_paranoid {
-	int32_t level;		/* in force; the level to grant */
-	int32_t own;		/* set in the namespace itself */
-	uint32_t flags;		/* NS_PERF_PARANOID_ANCHORED */
-	uint32_t __reserved;
+	__s32 level;		/* in force; the level to grant */
+	__s32 own;		/* with NS_PERF_PARANOID_OWN: set in the namespace */
+	__u32 flags;		/* NS_PERF_PARANOID_* */
+	__s32 granted;		/* with NS_PERF_PARANOID_ANCHORED: the grant */
 };
 
 #define NS_PERF_PARANOID_ANCHORED	(1U << 0)
+#define NS_PERF_PARANOID_OWN		(1U << 1)
 #define NS_PERF_PARANOID_GET	_IOR(NSIO, 0x20, struct ns_perf_paranoid)
 #define NS_PERF_PARANOID_GRANT	_IOW(NSIO, 0x21, struct ns_perf_paranoid)
 #define NS_PERF_PARANOID_REVOKE	_IO(NSIO, 0x22)
 #endif
+#ifndef NS_PERF_PARANOID_SIZE_VER0
+#define NS_PERF_PARANOID_SIZE_VER0	16
+#endif
+static_assert(sizeof(struct ns_perf_paranoid) >= NS_PERF_PARANOID_SIZE_VER0,
+	      "struct ns_perf_paranoid is smaller than its first version");
+
+/*
+ * The levels a user namespace other than the initial one takes
+ * (user.perf_event_paranoid, a grant) and the floor: -1 to 3. The floor's
+ * -1 is no floor. The host's own level takes any int.
+ */
+#define LEVEL_MIN	-1
+#define LEVEL_MAX	3
+#define NO_FLOOR	-1
 
 /* PROC_USER_INIT_INO: the initial user namespace's inode, fixed. */
 #define INIT_USERNS_INO	0xEFFFFFFDU
@@ -87,7 +115,7 @@ struct ns_perf_paranoid {
 
 #define NO_FLOOR_MSG \
 	"this kernel has no kernel.perf_event_paranoid_userns " \
-	"(no floor for new user namespaces: " FLOOR_PATH " does not exist)"
+	"(no floor for the user namespaces: " FLOOR_PATH " does not exist)"
 
 /* util.c */
 struct option;
@@ -105,6 +133,9 @@ int parse_int(const char *s, int *out);
 int read_proc_int(const char *path, int *out);
 int parse_pid(const char *s, pid_t *out);
 int parse_level_arg(const char *cmd, const char *s, int *level);
+int check_ns_level(const char *cmd, int level);
+int parse_ns_level_arg(const char *cmd, const char *s, int *level);
+int parse_floor_arg(const char *cmd, const char *s, int *floor);
 int parse_pid_arg(const char *cmd, const char *s, pid_t *pid);
 int parse_timeout_arg(const char *cmd, const char *s);
 bool is_level_word(const char *s);
@@ -169,6 +200,9 @@ bool userns_is_self(const struct userns *ns);
 bool userns_is_initial(const struct userns *ns);
 void userns_close(struct userns *ns);
 int userns_perf_get(const struct userns *ns, struct ns_perf_paranoid *p);
+const char *perf_ioctl_error(int err);
+void print_perf_state(const struct ns_perf_paranoid *p,
+		      const struct ns_perf_paranoid *b);
 int userns_depth_below(const struct userns *ns, const struct userns *top,
 		       struct userns *below);
 bool have_cap_sys_admin(void);

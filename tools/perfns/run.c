@@ -26,8 +26,11 @@ static const char run_usage[] =
 	"\n"
 	"Make a new user namespace (as 'unshare --user'), set its\n"
 	"perf_event_paranoid level to LEVEL and run COMMAND in it, by default\n"
-	"$SHELL. The new namespace starts at your namespace's level, and LEVEL\n"
-	"below it is refused. Nothing in the namespace can lower it again.\n"
+	"$SHELL. The new namespace is at your namespace's level in force (from\n"
+	"the initial one, at the host's floor if that is higher), and LEVEL\n"
+	"below it is refused. LEVEL becomes the namespace's own level:\n"
+	"nothing in the namespace can lower it, and lowering the levels above\n"
+	"it (yours, the host's) no longer takes it below LEVEL.\n"
 	"\n"
 	"Options:\n"
 	"  -l, --level LEVEL       the level: -1, 0, 1, 2 or 3 (3: perf off)\n"
@@ -291,7 +294,7 @@ int cmd_run(int argc, char **argv)
 				  argc, argv, &ret)) > 0) {
 		switch (c) {
 		case 'l':
-			ret = parse_level_arg("run", optarg, &op.level);
+			ret = parse_ns_level_arg("run", optarg, &op.level);
 			if (ret)
 				return ret;
 			have_level = true;
@@ -373,7 +376,7 @@ int cmd_run(int argc, char **argv)
 	level_io_here(&op, false, &res);
 	if (res.stage == LVL_WRITE && res.err == EPERM && res.have_level &&
 	    op.level < res.level) {
-		msg("the new user namespace inherits level %d from yours; a namespace's level can only be raised",
+		msg("the new user namespace is at level %d already; a namespace's level can only be raised",
 		    res.level);
 		return EXIT_FAIL;
 	}

@@ -28,23 +28,30 @@ static const char set_usage[] =
 	"entering it (as nsenter does) and writing user.perf_event_paranoid\n"
 	"there. Takes CAP_SYS_ADMIN over the namespace. Outside the initial\n"
 	"namespace a level can only be raised: a value below the level in force\n"
-	"is refused, equal or higher is accepted. In the initial namespace LEVEL\n"
-	"is the host's kernel.perf_event_paranoid (takes uid 0), and --floor\n"
-	"FLOOR sets the host's floor, kernel.perf_event_paranoid_userns (takes\n"
-	"uid 0 and CAP_SYS_ADMIN): the lowest level of every other user\n"
-	"namespace. Only the initial namespace has a floor: --floor is refused\n"
-	"with --pid and in any other namespace. A kernel without a per-namespace\n"
-	"level, or without the floor, is detected and left alone.\n"
+	"is refused, equal or higher is accepted and becomes the namespace's own\n"
+	"level. A namespace without one follows its parent up and down; with\n"
+	"one, lowering the levels above it (the host's, a parent's) no longer\n"
+	"takes it below LEVEL, while raising them still raises it. In the\n"
+	"initial namespace LEVEL is the host's kernel.perf_event_paranoid\n"
+	"(takes uid 0), and --floor FLOOR sets the host's floor,\n"
+	"kernel.perf_event_paranoid_userns (takes uid 0 and CAP_SYS_ADMIN): the\n"
+	"lowest level of every other user namespace but the granted ones and\n"
+	"those below them. Only the initial namespace has a floor: --floor is\n"
+	"refused with --pid and in any other namespace. A kernel without a\n"
+	"per-namespace level, or without the floor, is detected and left alone.\n"
 	"\n"
 	"Without --pid: your own user namespace. With --pid: the container PID\n"
 	"is in, i.e. the user namespace directly below yours that PID's own is\n"
 	"in or nested under (the level reaches everything below it); --exact\n"
 	"takes PID's own namespace however deep it is. A PID in your own user\n"
 	"namespace is refused: run without --pid to change your own. The line\n"
-	"printed says which namespace was changed.\n"
+	"printed says which namespace was changed; for a namespace other than\n"
+	"the initial one, lines as perfns get --verbose prints follow, with\n"
+	"what each was before.\n"
 	"\n"
-	"LEVEL and FLOOR are integers: -1, 0, 1, 2 or 3 (3: no perf_event_open()\n"
-	"without CAP_PERFMON in the initial namespace).\n"
+	"LEVEL is -1, 0, 1, 2 or 3 (3: no perf_event_open() without CAP_PERFMON\n"
+	"in the initial namespace); the host's own level takes any integer.\n"
+	"FLOOR is -1 (no floor), 0, 1, 2 or 3.\n"
 	"\n"
 	"Options:\n"
 	"  -f, --floor FLOOR    set the host's floor (as well as LEVEL, if given)\n"
@@ -82,8 +89,10 @@ int cmd_set(int argc, char **argv)
 	const char *level_arg = NULL;
 	struct userns ns = { .fd = -1 };
 	const struct userns *self;
+	struct ns_perf_paranoid before, after;
 	struct lvl_op op = { 0 };
 	struct lvl_result res;
+	bool perf;
 	char *args[argc + 1];
 	int c, i, n = 0, ret;
 	bool exact = false;
@@ -111,10 +120,7 @@ int cmd_set(int argc, char **argv)
 		ret = 0;
 		switch (c) {
 		case 'f':
-			if (parse_int(optarg, &op.floor))
-				ret = usage_error("set",
-						  "floor '%s' is not an integer (-1 to 3, or any int for the host)",
-						  optarg);
+			ret = parse_floor_arg("set", optarg, &op.floor);
 			op.write_floor = true;
 			break;
 		case 'p':
@@ -150,6 +156,12 @@ int cmd_set(int argc, char **argv)
 	}
 	if (exact && !pid)
 		return usage_error("set", "--exact needs --pid");
+	/* --pid never names the initial namespace: see userns_container_of(). */
+	if (op.write_level && pid) {
+		ret = check_ns_level("set", op.level);
+		if (ret)
+			return ret;
+	}
 	if (op.write_floor && pid)
 		return usage_error("set",
 				   "--floor takes no --pid: %s, and no other user namespace has one; lock a namespace by raising its level",
@@ -158,6 +170,11 @@ int cmd_set(int argc, char **argv)
 	self = userns_self();
 	if (!self)
 		return EXIT_FAIL;
+	if (op.write_level && !userns_is_initial(self)) {
+		ret = check_ns_level("set", op.level);
+		if (ret)
+			return ret;
+	}
 	if (op.write_floor && !userns_is_initial(self)) {
 		msg("%s; your user namespace (%lu) is not the initial one: nothing changed (lock the namespaces below yours by raising their level)",
 		    HOST_FLOOR_MSG, (unsigned long)self->ino);
@@ -179,7 +196,10 @@ int cmd_set(int argc, char **argv)
 			 (unsigned long)self->ino, userns_is_initial(self) ?
 			 " (the initial one)" : "");
 	}
+	/* What the kernel says of the namespace, before and after the write. */
+	perf = !userns_is_initial(&ns) && !userns_perf_get(&ns, &before);
 	level_io_in(&ns, &op, &res);
+	perf = perf && !userns_perf_get(&ns, &after);
 	userns_close(&ns);
 	if (res.stage != LVL_OK)
 		return report_level_error(&ns, &res, &op);
@@ -191,5 +211,7 @@ int cmd_set(int argc, char **argv)
 		printf("level %d set on %s\n", op.level, what);
 	else
 		printf("floor %d set on %s\n", op.floor, what);
+	if (perf)
+		print_perf_state(&after, &before);
 	return fflush(stdout) ? EXIT_FAIL : EXIT_OK;
 }

@@ -36,7 +36,8 @@ struct node {
 	enum node_state state;
 	int err;
 	struct lvl_result lvl;
-	int granted;		/* anchored by a grant: 1, 0, -1 unknown */
+	struct ns_perf_paranoid perf;	/* NS_PERF_PARANOID_GET's answer */
+	int perf_err;		/* ... or why there is none (errno) */
 	struct proc_ent *procs;
 	size_t nprocs, procs_cap;
 	long *kids;

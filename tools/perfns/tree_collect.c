@@ -45,15 +45,12 @@ static long find_node(const struct forest *f, ino_t ino)
 	return -1;
 }
 
-/* Whether the namespace on @fd is anchored by a grant: 1, 0, -1 unknown */
-static int userns_fd_granted(int fd)
+/* What the kernel says of the own and granted level of @nd, on @fd. */
+static void node_perf_get(struct node *nd, int fd)
 {
 	struct userns ns = { .fd = fd };
-	struct ns_perf_paranoid p;
 
-	if (userns_perf_get(&ns, &p))
-		return -1;
-	return !!(p.flags & NS_PERF_PARANOID_ANCHORED);
+	nd->perf_err = -userns_perf_get(&ns, &nd->perf);
 }
 
 static void hash_insert(struct forest *f, long i)
@@ -96,7 +93,7 @@ static long new_node(struct forest *f, ino_t ino, int fd, pid_t pid, int hops)
 	nd->parent = -1;
 	nd->rep_pid = pid;
 	nd->rep_hops = hops;
-	nd->granted = userns_fd_granted(fd);
+	node_perf_get(nd, fd);
 	if (!ioctl(fd, NS_GET_OWNER_UID, &uid)) {
 		nd->owner = uid;
 		nd->have_owner = true;

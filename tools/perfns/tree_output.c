@@ -4,6 +4,7 @@
  * or as a JSON document (see perfns(1) for its fields).
  */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <string.h>
@@ -38,6 +39,12 @@ static const char *node_level_error(const struct node *nd, char *buf,
 	return level_error_text(r, NULL, NULL, buf, len);
 }
 
+/* The kernel said that the host granted @nd a level. */
+static bool node_anchored(const struct node *nd)
+{
+	return !nd->perf_err && (nd->perf.flags & NS_PERF_PARANOID_ANCHORED);
+}
+
 /*
  * Node @i as a row under @prefix (the last of its siblings, with @last; a
  * root, with @top), then its children's rows below it.
@@ -65,8 +72,21 @@ static void print_subtree(const struct forest *f, long i, const char *prefix,
 	problem = node_level_error(nd, why, sizeof(why));
 	if (!problem) {
 		printf("  level: %d%s", nd->lvl.level,
-		       nd->granted > 0 ? " (granted)" : "");
-		if (init && self && has_floor > 0 && nd->lvl.have_floor)
+		       node_anchored(nd) ? " (granted)" : "");
+		/* The initial namespace's level is the host's own. */
+		if (!init && !nd->perf_err &&
+		    (nd->perf.flags & NS_PERF_PARANOID_OWN))
+			printf("  own: %d", nd->perf.own);
+		else if (!init && !nd->perf_err)
+			printf("  own: none");
+		else if (!init && nd->perf_err != ENOTTY)
+			printf("  own: ?");
+		if (node_anchored(nd))
+			printf("  grant: %d", nd->perf.granted);
+		if (init && self && has_floor > 0 && nd->lvl.have_floor &&
+		    nd->lvl.floor == NO_FLOOR)
+			printf("  floor: none");
+		else if (init && self && has_floor > 0 && nd->lvl.have_floor)
 			printf("  floor: %d", nd->lvl.floor);
 		else if (init && self && has_floor > 0)
 			printf("  floor: ?");
@@ -118,6 +138,7 @@ static json_t *json_subtree(const struct forest *f, long i)
 	const struct node *nd = &f->nodes[i];
 	json_t *o, *procs, *kids, *p, *kid;
 	const char *problem;
+	bool perf, own;
 	char why[160];
 	size_t k;
 
@@ -138,6 +159,9 @@ static json_t *json_subtree(const struct forest *f, long i)
 			goto bad;
 	}
 	problem = node_level_error(nd, why, sizeof(why));
+	/* The own level, as the text shows it: none on the initial row. */
+	perf = !nd->perf_err && nd->ino != INIT_USERNS_INO;
+	own = nd->perf.flags & NS_PERF_PARANOID_OWN;
 	if (json_object_set_new(o, "id", json_integer(nd->ino)) ||
 	    json_object_set_new(o, "parent", nd->parent < 0 ? json_null() :
 				json_integer(f->nodes[nd->parent].ino)) ||
@@ -150,8 +174,15 @@ static json_t *json_subtree(const struct forest *f, long i)
 				json_boolean(nd->ino == f->self->ino)) ||
 	    json_object_set_new(o, "level", problem ? json_null() :
 				json_integer(nd->lvl.level)) ||
-	    json_object_set_new(o, "granted", nd->granted < 0 ? json_null() :
-				json_boolean(nd->granted > 0)) ||
+	    json_object_set_new(o, "has_own_level", !perf ? json_null() :
+				json_boolean(own)) ||
+	    json_object_set_new(o, "own_level", perf && own ?
+				json_integer(nd->perf.own) : json_null()) ||
+	    json_object_set_new(o, "granted", nd->perf_err ? json_null() :
+				json_boolean(node_anchored(nd))) ||
+	    json_object_set_new(o, "granted_level", node_anchored(nd) ?
+				json_integer(nd->perf.granted) :
+				json_null()) ||
 	    json_object_set_new(o, "level_error", problem ?
 				json_string(problem) : json_null()) ||
 	    json_object_set_new(o, "floor", !problem && nd->lvl.have_floor ?

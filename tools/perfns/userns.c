@@ -112,13 +112,69 @@ void userns_close(struct userns *ns)
 }
 
 /*
- * The level in force in @ns, its own level and whether the host granted it
- * (NS_PERF_PARANOID_GET): 0, or -errno (-ENOTTY: a kernel without grants).
+ * The level in force in @ns, its own level and the level the host granted
+ * it (NS_PERF_PARANOID_GET): 0, or -errno (-ENOTTY: a kernel without
+ * grants; -E2BIG: one that does not know this struct ns_perf_paranoid).
  */
 int userns_perf_get(const struct userns *ns, struct ns_perf_paranoid *p)
 {
 	memset(p, 0, sizeof(*p));
 	return ioctl(ns->fd, NS_PERF_PARANOID_GET, p) ? -errno : 0;
+}
+
+/* Why an NS_PERF_PARANOID_* ioctl failed with @err, in words. */
+const char *perf_ioctl_error(int err)
+{
+	switch (err) {
+	case ENOTTY:
+		return "this kernel has no perf_event_paranoid ioctls (no grants: " GRANT_MIN_PATH " does not exist)";
+	case E2BIG:
+		return "the kernel refused this perfns's struct ns_perf_paranoid (E2BIG: larger than the kernel's, with fields it does not know set); use a perfns built for this kernel";
+	}
+	return strerror(err);
+}
+
+/* @level as a number, or "none" when the namespace has none (!@have). */
+static const char *level_or_none(bool have, int level, char *buf, size_t len)
+{
+	if (!have)
+		return "none";
+	snprintf(buf, len, "%d", level);
+	return buf;
+}
+
+/* "NAME: VALUE" on stdout, with "(was OLD)" when @b is given and differs. */
+static void print_level_line(const char *name, bool have, int level,
+			     const struct ns_perf_paranoid *b, bool b_have,
+			     int b_level)
+{
+	char now[16], was[16];
+
+	printf("%s: %s", name, level_or_none(have, level, now, sizeof(now)));
+	if (b && (have != b_have || (have && level != b_level)))
+		printf(" (was %s)",
+		       level_or_none(b_have, b_level, was, sizeof(was)));
+	putchar('\n');
+}
+
+/*
+ * What NS_PERF_PARANOID_GET said of a namespace, @p, one "name: value"
+ * line each on stdout: the level in force, its own level (none: it follows
+ * its parent) and the level the host granted it (none: no grant). With
+ * @b, what it said before: a value that changed is followed by "(was ...)".
+ */
+void print_perf_state(const struct ns_perf_paranoid *p,
+		      const struct ns_perf_paranoid *b)
+{
+	static const struct ns_perf_paranoid none;
+	const struct ns_perf_paranoid *w = b ?: &none;
+
+	print_level_line("level in force", true, p->level, b, true, w->level);
+	print_level_line("own level", p->flags & NS_PERF_PARANOID_OWN, p->own,
+			 b, w->flags & NS_PERF_PARANOID_OWN, w->own);
+	print_level_line("granted level", p->flags & NS_PERF_PARANOID_ANCHORED,
+			 p->granted, b, w->flags & NS_PERF_PARANOID_ANCHORED,
+			 w->granted);
 }
 
 /*

@@ -149,6 +149,39 @@ int parse_level_arg(const char *cmd, const char *s, int *level)
 	return 0;
 }
 
+/*
+ * @level for a user namespace other than the initial one (its
+ * user.perf_event_paranoid, a grant): -1 to 3, as the kernel takes.
+ */
+int check_ns_level(const char *cmd, int level)
+{
+	if (level < LEVEL_MIN || level > LEVEL_MAX)
+		return usage_error(cmd,
+				   "level %d is out of range: a user namespace's level is -1, 0, 1, 2 or 3 (any int only for the host's own)",
+				   level);
+	return 0;
+}
+
+/* A level for a user namespace other than the initial one. */
+int parse_ns_level_arg(const char *cmd, const char *s, int *level)
+{
+	return parse_level_arg(cmd, s, level) ?: check_ns_level(cmd, *level);
+}
+
+/* The host's floor: -1 (no floor) to 3. */
+int parse_floor_arg(const char *cmd, const char *s, int *floor)
+{
+	if (parse_int(s, floor))
+		return usage_error(cmd,
+				   "floor '%s' is not an integer (-1 for no floor, or 0 to 3)",
+				   s);
+	if (*floor < NO_FLOOR || *floor > LEVEL_MAX)
+		return usage_error(cmd,
+				   "floor %d is out of range: -1 (no floor), 0, 1, 2 or 3",
+				   *floor);
+	return 0;
+}
+
 int parse_pid_arg(const char *cmd, const char *s, pid_t *pid)
 {
 	if (parse_pid(s, pid))

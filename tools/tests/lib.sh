@@ -222,9 +222,9 @@ wait_line() {
 	return 1
 }
 
-# fl LEVEL: the floor column of the initial namespace's tree row (the only
-# row that has one) when the kernel has the floor (with no floor set the
-# floor file reads the host's level)
+# fl FLOOR: the floor column of the initial namespace's tree row (the only
+# row that has one) when the kernel has the floor ("none" when the floor
+# file reads -1)
 fl() {
 	[ -z "${HAVE_FLOOR:-}" ] || printf '  floor: %s' "$1"
 }

@@ -26,6 +26,9 @@
  *   tenant no-pidfd-ns CMD [ARG...]
  *	Run CMD under a seccomp filter that fails ioctl
  *	PIDFD_GET_USER_NAMESPACE with ENOTTY, as kernels before 6.11 do.
+ *   tenant ioctl-errno REQUEST ERRNO CMD [ARG...]
+ *	Run CMD under a seccomp filter that fails ioctl REQUEST (a number)
+ *	with the errno number ERRNO, as a kernel that answers so would.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -347,7 +350,9 @@ static int cmd_spawn_at(int argc, char **argv)
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
 }
 
-static int cmd_no_pidfd_ns(int argc, char **argv)
+/* Exec @argv under a seccomp filter that fails ioctl @request with @err. */
+static int exec_failing_ioctl(unsigned int request, unsigned int err,
+			      char **argv)
 {
 	struct sock_filter insns[] = {
 		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
@@ -358,9 +363,9 @@ static int cmd_no_pidfd_ns(int argc, char **argv)
 		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_ioctl, 0, 3),
 		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
 			 offsetof(struct seccomp_data, args[1])),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, PIDFD_GET_USER_NAMESPACE,
-			 0, 1),
-		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ENOTTY),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, request, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K,
+			 SECCOMP_RET_ERRNO | (err & SECCOMP_RET_DATA)),
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
 	};
 	struct sock_fprog prog = {
@@ -368,14 +373,35 @@ static int cmd_no_pidfd_ns(int argc, char **argv)
 		.filter = insns,
 	};
 
-	if (argc < 3)
-		return 2;
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) ||
 	    prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog))
 		die("seccomp");
-	execvp(argv[2], argv + 2);
+	execvp(argv[0], argv);
 	die("exec");
 	return 1;
+}
+
+static int cmd_no_pidfd_ns(int argc, char **argv)
+{
+	if (argc < 3)
+		return 2;
+	return exec_failing_ioctl(PIDFD_GET_USER_NAMESPACE, ENOTTY, argv + 2);
+}
+
+static int cmd_ioctl_errno(int argc, char **argv)
+{
+	unsigned long request, err;
+	char *end, *end2;
+
+	if (argc < 5)
+		return 2;
+	errno = 0;
+	request = strtoul(argv[2], &end, 0);
+	err = strtoul(argv[3], &end2, 0);
+	if (errno || *end || *end2 || end == argv[2] || end2 == argv[3] ||
+	    request > 0xffffffffUL || !err || err > 4095)
+		return 2;
+	return exec_failing_ioctl(request, err, argv + 4);
 }
 
 int main(int argc, char **argv)
@@ -392,6 +418,8 @@ int main(int argc, char **argv)
 		ret = cmd_spawn_at(argc, argv);
 	else if (argc >= 2 && !strcmp(argv[1], "no-pidfd-ns"))
 		ret = cmd_no_pidfd_ns(argc, argv);
+	else if (argc >= 2 && !strcmp(argv[1], "ioctl-errno"))
+		ret = cmd_ioctl_errno(argc, argv);
 	if (ret == 2)
 		fprintf(stderr, "usage: see the comment at the top of tenant.c\n");
 	return ret;
