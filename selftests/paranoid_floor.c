@@ -653,7 +653,7 @@ static void floor_rejects_junk_and_changes_nothing(void **state)
 	static const char * const junk[] = {
 		"", "\n", "abc", "3abc", "+3", "3 1", "3\n1\n", "0x", "08",
 		"2147483648", "-2147483649", "99999999999999999999", "-",
-		"1.5", "3\0", "\0" "3",
+		"1.5", "3\v", "3\r\n", "\xa0" "3\xa0",
 	};
 	struct fixture *f = *state;
 	struct agent *c = fixture_add(f, container_new());
