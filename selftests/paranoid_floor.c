@@ -372,7 +372,7 @@ static void namespace_cannot_set_a_floor(void **state)
 	assert_level(rn, 2);
 	assert_ret(perf_open_as(n, AS_ROOT, &user_only), 0);
 	assert_ret(perf_open_as(rn, AS_ROOT, &user_only), 0);
-	/* Namespaces created there now start at 2. */
+	/* Namespaces created there now are at 2. */
 	assert_level(fixture_add(f, nested_new(c)), 2);
 	assert_level(fixture_add(f, agent_userns(r, 0, 1)), 2);
 	assert_ret(host_level(), 2);
@@ -475,8 +475,7 @@ static void floor_and_levels_along_a_chain(void **state)
 
 /*
  * Rule 6: the floor takes -1 to 3, lowering too (-1: no floor); anything
- * else is EINVAL and changes nothing: 4, -2, INT_MAX, INT_MIN (which unset
- * the floor of an earlier form of the series), 100.
+ * else is EINVAL and changes nothing: 4, -2, INT_MAX, INT_MIN, 100.
  */
 static void floor_takes_minus_1_to_3_only(void **state)
 {
@@ -843,9 +842,9 @@ static void bwrap_sandbox_locked_by_floor(void **state)
 static void sysctl_a_written_back_changes_nothing(void **state)
 {
 	static const char save[] =
+		"f=/tmp/selftests-floor.conf; "
 		"sysctl -a 2>/dev/null | grep '^kernel\\.perf_event_paranoid' "
-		">/tmp/selftests-floor.conf && cat /tmp/selftests-floor.conf && "
-		"sysctl -p /tmp/selftests-floor.conf";
+		">$f && cat $f && sysctl -p $f";
 	struct fixture *f = *state;
 	struct agent *c = fixture_add(f, container_new());
 
