@@ -366,11 +366,12 @@ static int fn_read_level(const void *arg, int in_fd, struct out *out)
 	if (err || !*both)
 		return err;
 	err = out_read_int(out, USER_PATH, &user);
-	if (err || out->val[0] == user)
+	if (err || shown_level(out->val[0]) == user)
 		return err;
 	snprintf(out->msg, sizeof(out->msg),
 		 "kernel.perf_event_paranoid reads %ld, "
-		 "user.perf_event_paranoid %ld", out->val[0], user);
+		 "user.perf_event_paranoid %ld (expected %d)", out->val[0],
+		 user, shown_level(out->val[0]));
 	return -EBADMSG;
 }
 
@@ -501,11 +502,12 @@ void set_host_floor(int v)
 
 	snprintf(s, sizeof(s), "%d", v);
 	assert_ret(path_write_level(FLOOR_PATH, s), 0);
+	assert_ret(path_read_level(FLOOR_PATH), v);
 }
 
 int clear_host_floor(void)
 {
-	return write_file(FLOOR_PATH, "-2147483648");
+	return write_file(FLOOR_PATH, "-1");
 }
 
 static long perf_event_open(struct perf_event_attr *attr, pid_t pid,

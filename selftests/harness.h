@@ -24,10 +24,21 @@
 
 #include "userns_agent.h"
 
-/* The level files: PARANOID_PATH, USER_PATH, FLOOR_PATH (userns_agent.h) */
+/*
+ * The level files: PARANOID_PATH, USER_PATH, FLOOR_PATH, GRANT_MIN_PATH
+ * (userns_agent.h)
+ */
 #define KPTR_PATH	"/proc/sys/kernel/kptr_restrict"
 
 #define HOST_LEVEL	2	/* the boot default, restored after each test */
+#define GRANT_MIN	2	/* grant_min's boot value */
+
+/* A level as user.perf_event_paranoid shows it: within -1 to 3. */
+static inline int shown_level(int level)
+{
+	return level < LEVEL_MIN ? LEVEL_MIN :
+	       level > LEVEL_MAX ? LEVEL_MAX : level;
+}
 
 /* TAP diagnostics ("# ..."). */
 void diag(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -119,9 +130,10 @@ const char *level_path(struct agent *a);
 /*
  * The level in force in @a's namespace as @w reads it by fresh opens. In a
  * namespace other than the initial one both PARANOID_PATH and USER_PATH are
- * read and must agree (else the test fails, showing both values); on the
- * host only PARANOID_PATH, so that the host's tests also run on a kernel
- * without the series.
+ * read, and USER_PATH must show what PARANOID_PATH shows within -1 to 3
+ * (shown_level(); else the test fails, showing both values): the level
+ * returned is PARANOID_PATH's. On the host only PARANOID_PATH is read, so
+ * that the host's tests also run on a kernel without the series.
  */
 int read_level_as(struct agent *a, struct who w);
 int read_level(struct agent *a);
@@ -146,7 +158,8 @@ int setns_open_as(struct agent *a, struct who w, int nsfd, const char *path,
 
 /*
  * The host's floor (FLOOR_PATH), as the level file above: read and written
- * in @a as @w by fresh opens, opened, or set on the host (asserting).
+ * in @a as @w by fresh opens, opened, or set on the host (asserting the
+ * write and that the file reads @v back).
  */
 int read_floor_as(struct agent *a, struct who w);
 int read_floor(struct agent *a);
@@ -155,7 +168,7 @@ int write_floor(struct agent *a, const char *s);
 int open_floor_as(struct agent *a, struct who w, int flags, int *fd);
 void set_host_floor(int v);
 #define assert_floor(a, v)	assert_ret(read_floor(a), (v))
-/* Write INT_MIN, no floor (its boot value), on the host: 0 or -errno. */
+/* Write -1, no floor (its boot value), on the host: 0 or -errno. */
 int clear_host_floor(void);
 
 enum perf_kind { PERF_TASK, PERF_CPU, PERF_TRACEPOINT };

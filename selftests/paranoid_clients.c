@@ -89,28 +89,36 @@ static void sysctl_in_unshared_container_prints_its_level(void **state)
 }
 
 /*
- * sysctl -a lists each key once, with the container's level: the floor
- * file reads where a namespace made inside would start, grant_min the
- * host's value (rule 14).
+ * sysctl -a lists each key once, with the container's level; the floor
+ * and grant_min read what the host wrote (-1: no floor; 2), as anywhere.
+ * Above 3, kernel.perf_event_paranoid shows the host's level as it is and
+ * user.perf_event_paranoid shows 3.
  */
 static void sysctl_a_in_unshared_container_lists_its_level(void **state)
 {
+	static const char script[] = NOBODY_SH USERNS "sh -c '"
+		"sysctl -q -w user.perf_event_paranoid=3 || exit 10; "
+		"sysctl -a 2>/dev/null | grep -c perf_event_paranoid; "
+		"sysctl -a 2>/dev/null | grep perf_event_paranoid'";
+
 	(void)state;
-	assert_ret(sh(NOBODY_SH USERNS "sh -c '"
-		      "sysctl -q -w user.perf_event_paranoid=4 || exit 10; "
-		      "sysctl -a 2>/dev/null | grep -c perf_event_paranoid; "
-		      "sysctl -a 2>/dev/null | grep perf_event_paranoid'"),
-		   0);
-	assert_string_equal(sh_output, "4\nkernel.perf_event_paranoid = 4\n"
+	assert_ret(sh(script), 0);
+	assert_string_equal(sh_output, "4\nkernel.perf_event_paranoid = 3\n"
 			    "kernel.perf_event_paranoid_grant_min = 2\n"
-			    "kernel.perf_event_paranoid_userns = 4\n"
-			    "user.perf_event_paranoid = 4\n");
+			    "kernel.perf_event_paranoid_userns = -1\n"
+			    "user.perf_event_paranoid = 3\n");
+	set_host_level(5);
+	assert_ret(sh(script), 0);
+	assert_string_equal(sh_output, "4\nkernel.perf_event_paranoid = 5\n"
+			    "kernel.perf_event_paranoid_grant_min = 2\n"
+			    "kernel.perf_event_paranoid_userns = -1\n"
+			    "user.perf_event_paranoid = 3\n");
 }
 
 /*
- * sysctl -w cannot lower the container's level (EPERM), and cannot write
- * kernel.perf_event_paranoid at all: the container's root is uid 65534 on
- * the host (EACCES).
+ * sysctl -w cannot lower the container's level (EPERM), nor set it above 3
+ * (EINVAL), and cannot write kernel.perf_event_paranoid at all: the
+ * container's root is uid 65534 on the host (EACCES).
  */
 static void sysctl_cannot_lower_unshared_container_level(void **state)
 {
@@ -118,11 +126,15 @@ static void sysctl_cannot_lower_unshared_container_level(void **state)
 	assert_ret(sh(NOBODY_SH USERNS "sh -c '"
 		      "sysctl -q -w user.perf_event_paranoid=3 || exit 10; "
 		      "sysctl -w user.perf_event_paranoid=2; echo rc=$?; "
+		      "sysctl -w user.perf_event_paranoid=4; echo irc=$?; "
 		      "sysctl -w kernel.perf_event_paranoid=4; echo krc=$?; "
 		      "echo now=$(sysctl -n kernel.perf_event_paranoid)'"), 0);
 	assert_output_has("setting key \"user.perf_event_paranoid\": "
 			  "Operation not permitted");
 	assert_output_has("rc=1\n");
+	assert_output_has("setting key \"user.perf_event_paranoid\": "
+			  "Invalid argument");
+	assert_output_has("irc=1\n");
 	assert_output_has("permission denied on key "
 			  "\"kernel.perf_event_paranoid\"");
 	assert_output_has("krc=1\n");
@@ -142,15 +154,15 @@ static void sysctl_kernel_key_refused_in_root_mapped_namespace(void **state)
 	assert_ret(sh(USERNS "sh -c '"
 		      "sysctl -w kernel.perf_event_paranoid=3; echo krc=$?; "
 		      "sysctl -w kernel.perf_event_paranoid=2; echo same=$?; "
-		      "sysctl -w user.perf_event_paranoid=4; echo urc=$?; "
+		      "sysctl -w user.perf_event_paranoid=3; echo urc=$?; "
 		      "echo now=$(sysctl -n kernel.perf_event_paranoid)'"), 0);
 	assert_output_has("setting key \"kernel.perf_event_paranoid\": "
 			  "Operation not permitted");
 	assert_output_has("krc=1\n");
 	assert_output_has("same=1\n");
-	assert_output_has("user.perf_event_paranoid = 4\n");
+	assert_output_has("user.perf_event_paranoid = 3\n");
 	assert_output_has("urc=0\n");
-	assert_output_has("now=4\n");
+	assert_output_has("now=3\n");
 	assert_ret(host_level(), 2);
 	assert_ret(sh("sysctl -n kernel.perf_event_paranoid"), 0);
 	assert_output_has("2\n");

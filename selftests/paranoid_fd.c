@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * paranoid_fd - an open /proc/sys/user/perf_event_paranoid stays bound to
- * the namespace it was opened in, and malformed writes are refused
- * (contract point 7); the host's /proc/sys/kernel/perf_event_paranoid parses
- * what is written to it as proc_dointvec() does on a kernel without the
- * series.
+ * the namespace it was opened in, and malformed writes and values outside
+ * -1 to 3 are refused (contract point 7); the host's
+ * /proc/sys/kernel/perf_event_paranoid parses what is written to it as
+ * proc_dointvec() does on a kernel without the series.
  *
  * The container's descriptors reach this program over the agent's unix
  * socket (SCM_RIGHTS): this program is the host, as root.
@@ -20,14 +20,14 @@
 #include "harness.h"
 
 /*
- * A container raised to 3 and a descriptor of its user.perf_event_paranoid,
- * opened read-write inside.
+ * A container raised to @level and a descriptor of its
+ * user.perf_event_paranoid, opened read-write inside.
  */
-static struct agent *container_with_fd(struct fixture *f, int *fd)
+static struct agent *container_with_fd(struct fixture *f, int level, int *fd)
 {
 	struct agent *c = fixture_add(f, container_new());
 
-	set_level(c, 3);
+	set_level(c, level);
 	assert_ret(open_level_as(c, AS_ROOT, O_RDWR, fd), 0);
 	fixture_fd(f, *fd);
 	return c;
@@ -40,16 +40,20 @@ static void fd_from_container_reads_container_level_on_host(void **state)
 	struct agent *c;
 	int fd;
 
-	c = container_with_fd(f, &fd);
-	assert_ret(fd_read_level(fd), 3);
-	assert_ret(host_level(), 2);
+	c = container_with_fd(f, 2, &fd);
+	assert_ret(fd_read_level(fd), 2);
 	/* It follows the container, not the host. */
-	set_level(c, 4);
-	assert_ret(fd_read_level(fd), 4);
-	set_host_level(5);
-	assert_ret(fd_read_level(fd), 5);
 	set_host_level(1);
-	assert_ret(fd_read_level(fd), 4);
+	assert_ret(fd_read_level(fd), 2);
+	assert_ret(host_level(), 1);
+	set_level(c, 3);
+	assert_ret(fd_read_level(fd), 3);
+	/* The host above 3: it shows 3, the highest value it takes. */
+	set_host_level(5);
+	assert_ret(fd_read_level(fd), 3);
+	assert_level(c, 5);
+	set_host_level(-1);
+	assert_ret(fd_read_level(fd), 3);
 }
 
 /* Rule 7: a write through it is a write to the container: raise only. */
@@ -59,9 +63,10 @@ static void fd_from_container_cannot_lower_container_level(void **state)
 	struct agent *c;
 	int fd;
 
-	c = container_with_fd(f, &fd);
+	c = container_with_fd(f, 3, &fd);
 	assert_ret(fd_write_str(fd, "2"), -EPERM);
 	assert_ret(fd_write_str(fd, "-1"), -EPERM);
+	assert_ret(fd_write_str(fd, "4"), -EINVAL);
 	assert_ret(fd_read_level(fd), 3);
 	assert_level(c, 3);
 	assert_ret(host_level(), 2);
@@ -74,10 +79,10 @@ static void fd_from_container_raise_changes_container_not_host(void **state)
 	struct agent *c;
 	int fd;
 
-	c = container_with_fd(f, &fd);
-	assert_ret(fd_write_str(fd, "4"), 0);
-	assert_ret(fd_read_level(fd), 4);
-	assert_level(c, 4);
+	c = container_with_fd(f, 2, &fd);
+	assert_ret(fd_write_str(fd, "3"), 0);
+	assert_ret(fd_read_level(fd), 3);
+	assert_level(c, 3);
 	assert_ret(host_level(), 2);
 }
 
@@ -88,14 +93,15 @@ static void fd_from_container_outlives_the_container(void **state)
 	struct agent *c;
 	int fd;
 
-	c = container_with_fd(f, &fd);
+	c = container_with_fd(f, 2, &fd);
 	f->agents[--f->n] = NULL;
 	agent_free(c);
+	assert_ret(fd_read_level(fd), 2);
+	assert_ret(fd_write_str(fd, "1"), -EPERM);
+	assert_ret(fd_write_str(fd, "3"), 0);
 	assert_ret(fd_read_level(fd), 3);
-	assert_ret(fd_write_str(fd, "2"), -EPERM);
-	assert_ret(fd_write_str(fd, "6"), 0);
-	assert_ret(fd_read_level(fd), 6);
-	assert_ret(host_level(), 2);
+	set_host_level(1);
+	assert_ret(fd_read_level(fd), 3);
 }
 
 /*
@@ -110,10 +116,13 @@ static void fd_from_container_not_writable_by_unprivileged_user(
 	int before;
 	int fd;
 
-	container_with_fd(f, &fd);
-	assert_ret(write_fd_as(NULL, AS_NOBODY, fd, "5", &before),
+	container_with_fd(f, 2, &fd);
+	assert_ret(write_fd_as(NULL, AS_NOBODY, fd, "3", &before),
 		   -EPERM);
-	assert_ret(before, 3);
+	assert_ret(before, 2);
+	assert_ret(fd_read_level(fd), 2);
+	/* The positive control: the host's root, through the same one. */
+	assert_ret(fd_write_str(fd, "3"), 0);
 	assert_ret(fd_read_level(fd), 3);
 }
 
@@ -162,7 +171,7 @@ static void container_user_file_owned_by_overflow_uid(void **state)
 	struct stat st;
 	int fd;
 
-	c = container_with_fd(f, &fd);
+	c = container_with_fd(f, 2, &fd);
 	assert_int_equal(fstat(fd, &st), 0);
 	assert_int_equal(st.st_uid, 0);
 	assert_int_equal(st.st_gid, 0);
@@ -179,11 +188,11 @@ static void container_user_file_owned_by_overflow_uid(void **state)
 	assert_int_equal(st.st_uid, 0);
 	assert_int_equal(st.st_gid, 0);
 
-	assert_ret(write_level(c, "4"), 0);
-	assert_level(c, 4);
-	assert_ret(fd_write_str(fd, "5"), 0);
 	assert_ret(open_level_as(c, user, O_WRONLY, NULL), -EACCES);
-	assert_level(c, 5);
+	assert_ret(write_level(c, "2"), 0);
+	assert_level(c, 2);
+	assert_ret(fd_write_str(fd, "3"), 0);
+	assert_level(c, 3);
 }
 
 /*
@@ -382,8 +391,11 @@ INPUT_TEST(c_trailing, true, BAD("4abc"), BAD("4 5"), BAD("4\n5\n"),
 	   BAD("4-"));
 INPUT_TEST(c_empty, true, BAD(""), BAD("\n"), BAD("   "));
 INPUT_TEST(c_offset, true, BAD_AT("4", 1), BAD_AT("5", 3));
-INPUT_TEST(c_below_level, true, LOWER("-1"), LOWER("2"),
-	   LOWER("-2147483648"), LOWER(" 1\n"));
+INPUT_TEST(c_below_level, true, LOWER("-1"), LOWER("2"), LOWER(" 1\n"),
+	   LOWER("0x2"), LOWER("00"));
+/* Outside -1 to 3, below the level or above: EINVAL before EPERM. */
+INPUT_TEST(c_out_of_range, true, BAD("4"), BAD("-2"), BAD("0x4"),
+	   BAD("010"), BAD("2147483647"), BAD("-2147483648"), BAD(" 5\n"));
 
 /* A newline and surrounding blanks, as echo and sysctl write, are fine. */
 static void host_takes_newlines_and_blanks(void **state)
@@ -402,16 +414,20 @@ static void host_takes_newlines_and_blanks(void **state)
 static void container_takes_newlines_and_blanks(void **state)
 {
 	struct fixture *f = *state;
-	struct agent *c = fixture_add(f, container_new());
+	struct agent *c;
 
-	assert_ret(write_level(c, "3\n"), 0);
-	assert_level(c, 3);
-	assert_ret(write_level(c, " 4 \n"), 0);
-	assert_level(c, 4);
+	set_host_level(-1);
+	c = fixture_add(f, container_new());
+	assert_ret(write_level(c, "0\n"), 0);
+	assert_level(c, 0);
+	assert_ret(write_level(c, " 1 \n"), 0);
+	assert_level(c, 1);
 	/* However many blanks, as proc_dointvec() always took. */
-	assert_ret(write_level(c, "                              5\n"), 0);
-	assert_level(c, 5);
-	assert_ret(host_level(), 2);
+	assert_ret(write_level(c, "                              2\n"), 0);
+	assert_level(c, 2);
+	assert_ret(write_level(c, "\xa0\v\f\r3 \n\t"), 0);
+	assert_level(c, 3);
+	assert_ret(host_level(), -1);
 }
 
 /*
@@ -434,14 +450,22 @@ static void host_number_formats_are_proc_dointvec_ones(void **state)
 static void container_number_formats_are_proc_dointvec_ones(void **state)
 {
 	struct fixture *f = *state;
-	struct agent *c = fixture_add(f, container_new());
+	struct agent *c;
 
-	assert_ret(write_level(c, "0x4"), 0);
-	assert_level(c, 4);
-	assert_ret(write_level(c, " 011\n"), 0);
-	assert_level(c, 9);
-	assert_ret(write_level(c, "0x8"), -EPERM);
-	assert_level(c, 9);
+	set_host_level(-1);
+	c = fixture_add(f, container_new());
+	assert_ret(write_level(c, "-0x1"), 0);
+	assert_level(c, -1);
+	assert_ret(write_level(c, "0x1"), 0);
+	assert_level(c, 1);
+	assert_ret(write_level(c, " 02\n"), 0);
+	assert_level(c, 2);
+	assert_ret(write_level(c, "0X3"), 0);
+	assert_level(c, 3);
+	/* 010 is 8: outside the range, however it is written. */
+	assert_ret(write_level(c, "010"), -EINVAL);
+	assert_ret(write_level(c, "0x0"), -EPERM);
+	assert_level(c, 3);
 }
 
 #define INPUT(tname, t)							\
@@ -473,6 +497,8 @@ int main(void)
 		INPUT("container_rejects_write_at_nonzero_offset", c_offset),
 		INPUT("container_rejects_levels_below_its_level",
 		      c_below_level),
+		INPUT("container_rejects_levels_outside_minus_1_to_3",
+		      c_out_of_range),
 		TEST(host_takes_newlines_and_blanks),
 		TEST(container_takes_newlines_and_blanks),
 		TEST(host_number_formats_are_proc_dointvec_ones),

@@ -8,22 +8,22 @@
  * What is tested, through the real files /proc/sys/kernel/
  * perf_event_paranoid{,_userns} and /proc/sys/user/perf_event_paranoid (the
  * floor F, the level in force E):
- *   - E(N) = max(own levels of N and its ancestors, F) for every N but the
- *     initial namespace: the floor never applies to the host itself;
- *   - raising the floor reaches existing namespaces at once; a new
- *     namespace's own level is its E at creation, so lowering the floor
- *     never unlocks one created under it, and one created before follows it
- *     down;
- *   - the floor file reads max(E(N), F) in N: the level a namespace created
- *     in N starts at (2 on a host at 2 with no floor, 3 with the floor at 3,
- *     4 with the host at 4);
+ *   - E(N) = max(own levels of N and its ancestors, the host's level, F)
+ *     for every N but the initial namespace: the floor never applies to the
+ *     host itself;
+ *   - the floor reaches existing namespaces at once, both ways: raising it
+ *     locks them, lowering it takes every namespace that set nothing back
+ *     down, whenever it was made; a namespace that wrote its level keeps it;
+ *   - the floor file reads what was written, wherever it is read: -1 (no
+ *     floor, the boot value) to 3, EINVAL for anything else (4, -2, INT_MAX,
+ *     junk), nothing changed; writing back what it reads changes nothing
+ *     (sysctl -a, then sysctl -p);
  *   - only the host has a floor: written from the initial namespace by uid 0
  *     with CAP_SYS_ADMIN (uid 0 without it: EPERM; CAP_SYS_ADMIN without
- *     uid 0: EACCES at open), any int (INT_MIN: no floor, the boot value),
- *     EINVAL on junk (nothing changed); from any other namespace refused
- *     (EPERM where its root is the host's uid 0, EACCES at open elsewhere),
- *     nothing changed, also through a descriptor the host opened; a runtime
- *     in a namespace locks the namespaces it makes by writing their
+ *     uid 0: EACCES at open); from any other namespace refused (EPERM where
+ *     its root is the host's uid 0, EACCES at open elsewhere), nothing
+ *     changed, also through a descriptor the host opened; a runtime in a
+ *     namespace locks the namespaces it makes by writing their
  *     user.perf_event_paranoid;
  *   - perf_event_open() refused under the floor while a host developer
  *     (uid 1000) profiles, in rootless containers, nested namespaces and in
@@ -31,7 +31,7 @@
  *     perf;
  *   - the boot command line: with sysctl.kernel.perf_event_paranoid_userns=V
  *     in /proc/cmdline the floor is V from boot (SELFTESTS_BOOT_FLOOR, read
- *     by selftests/run before any test ran), without it there is none.
+ *     by selftests/run before any test ran), without it there is none (-1).
  *
  * On a kernel without the floor every test fails, saying so.
  */
@@ -48,7 +48,6 @@
 #include "harness.h"
 
 #define FLOOR_KEY	"kernel.perf_event_paranoid_userns"
-#define NO_FLOOR	INT_MIN		/* the boot value: no floor */
 
 /* A host developer: uid 1000, no capabilities. */
 #define DEVELOPER	((struct who){ .uid = 1000, .caps = 0 })
@@ -126,57 +125,75 @@ static bool cmdline_floor(int *v)
 
 /*
  * Rules 1 and 10: the floor at boot. Without the command line parameter
- * there is none: with the host lowered to -1 the floor file reads -1 and a
- * new container starts at -1. With sysctl.kernel.perf_event_paranoid_userns=V
- * it is V: the file reads max(2, V) and a new container starts there, the
- * host's own level untouched. Runs first, before any test wrote the floor.
+ * there is none: the floor file reads -1, and with the host lowered to -1 a
+ * new container is at -1. With sysctl.kernel.perf_event_paranoid_userns=V
+ * it is V: the file reads V and a new container is at max(2, V), the host's
+ * own level untouched. Runs first, before any test wrote the floor.
  */
 static void floor_at_boot_is_none_or_the_command_line_value(void **state)
 {
 	struct fixture *f = *state;
 	const char *boot = getenv("SELFTESTS_BOOT_FLOOR");
 	struct agent *c;
-	int v, want;
+	int v;
 
 	if (boot)
 		diag("the floor file read %s at boot", boot);
 	if (cmdline_floor(&v)) {
-		want = v > HOST_LEVEL ? v : HOST_LEVEL;
 		diag("booted with sysctl.%s=%d", FLOOR_KEY, v);
 		if (boot)
-			assert_ret(atoi(boot), want);
-		assert_floor(NULL, want);
+			assert_ret(atoi(boot), v);
+		assert_floor(NULL, v);
 		assert_ret(host_level(), HOST_LEVEL);
 		c = fixture_add(f, container_new());
-		assert_level(c, want);
+		assert_level(c, v > HOST_LEVEL ? v : HOST_LEVEL);
+		assert_floor(c, v);
 		return;
 	}
 	if (boot)
-		assert_ret(atoi(boot), HOST_LEVEL);
-	assert_floor(NULL, HOST_LEVEL);
+		assert_ret(atoi(boot), NO_FLOOR);
+	assert_floor(NULL, NO_FLOOR);
 	set_host_level(-1);
-	assert_floor(NULL, -1);
+	assert_floor(NULL, NO_FLOOR);
 	c = fixture_add(f, container_new());
 	assert_level(c, -1);
-	assert_floor(c, -1);
+	assert_floor(c, NO_FLOOR);
 }
 
-/* Rule 4: host at 2 and no floor reads 2; floor 3 reads 3; host 4, 4. */
-static void floor_file_reads_the_level_a_new_namespace_starts_at(
-	void **state)
+/*
+ * Rule 4: the floor file reads what was written, from anywhere: the host,
+ * a rootless container, a namespace nested in it and one whose root is the
+ * host's; whatever the host's level, above or below it.
+ */
+static void floor_file_reads_what_was_written_everywhere(void **state)
 {
-	(void)state;
-	assert_floor(NULL, 2);
-	set_host_floor(3);
+	static const int floors[] = { 3, 1, -1, 0, 2, 3 };
+	struct fixture *f = *state;
+	struct agent *c, *n, *r;
+	unsigned int i;
+
+	c = fixture_add(f, container_new());
+	n = fixture_add(f, nested_new(c));
+	r = fixture_add(f, agent_userns(NULL, 0, 1));
+	set_level(n, 3);
+	for (i = 0; i < ARRAY_SIZE(floors); i++) {
+		set_host_floor(floors[i]);
+		assert_floor(NULL, floors[i]);
+		assert_floor(c, floors[i]);
+		assert_floor(n, floors[i]);
+		assert_floor(r, floors[i]);
+		assert_ret(read_floor_as(c, AS_NOBODY), floors[i]);
+		assert_ret(read_floor_as(NULL, DEVELOPER), floors[i]);
+	}
+	/* The host's level changes nothing of it. */
+	set_host_level(-1);
 	assert_floor(NULL, 3);
-	assert_ret(host_level(), 2);
-	set_host_level(4);
-	assert_floor(NULL, 4);
+	set_host_level(7);
+	assert_floor(NULL, 3);
+	assert_floor(c, 3);
 	set_host_level(2);
-	assert_floor(NULL, 3);
-	/* A floor below the level reads as the level. */
-	set_host_floor(1);
-	assert_floor(NULL, 2);
+	set_host_floor(NO_FLOOR);
+	assert_floor(c, NO_FLOOR);
 }
 
 /* Rule 2: the host's floor never applies to the host itself. */
@@ -188,9 +205,12 @@ static void floor_never_applies_to_its_own_namespace(void **state)
 	assert_ret(read_level_as(NULL, DEVELOPER), 2);
 	assert_ret(read_path_as(NULL, DEVELOPER, USER_PATH), 2);
 	assert_ret(perf_open_as(NULL, DEVELOPER, &user_only), 0);
-	set_host_floor(INT_MAX);
-	assert_ret(host_level(), 2);
-	assert_ret(perf_open_as(NULL, DEVELOPER, &user_only), 0);
+	/* Nor with the host below it. */
+	set_host_level(1);
+	assert_ret(read_level_as(NULL, DEVELOPER), 1);
+	assert_ret(read_path_as(NULL, DEVELOPER, USER_PATH), 1);
+	assert_ret(perf_open_as(NULL, DEVELOPER,
+				&(struct perf_req){ .kernel = true }), 0);
 }
 
 /*
@@ -272,46 +292,56 @@ static void raising_floor_reaches_existing_descendants_at_once(void **state)
 	assert_level(n, 3);
 	assert_ret(perf_open_as(c, AS_ROOT, &user_only), -EACCES);
 	assert_ret(perf_open_as(n, AS_ROOT, &user_only), -EACCES);
-	set_host_floor(5);
+	/* The host above the floor: its level applies. */
+	set_host_level(5);
 	assert_level(c, 5);
 	assert_level(n, 5);
+	set_host_level(2);
+	assert_level(c, 3);
 	assert_ret(host_level(), 2);
 }
 
 /*
- * Rule 3: a namespace created while the floor was 3 keeps 3 as its own
- * level when the floor goes down; one created before follows it back down.
+ * Rules 2, 3: lowering the floor reaches every namespace that set nothing,
+ * whenever it was made: one made before the floor, one made under it and
+ * one nested under it all follow the floor back down, to -1 with the host
+ * at -1, and profile. One made under the floor that wrote 3 stays at 3, and
+ * so does one nested in it.
  */
-static void lowering_floor_unlocks_only_namespaces_made_before_it(
-	void **state)
+static void lowering_floor_reaches_namespaces_that_set_nothing(void **state)
 {
 	struct fixture *f = *state;
-	struct agent *before, *under, *nested_under;
+	struct agent *before, *under, *nested_under, *locked, *in_locked;
 
 	before = fixture_add(f, container_new());
 	set_host_floor(3);
 	under = fixture_add(f, container_new());
 	nested_under = fixture_add(f, nested_new(before));
+	locked = fixture_add(f, container_new());
 	assert_level(before, 3);
 	assert_level(under, 3);
 	assert_level(nested_under, 3);
+	set_level(locked, 3);
+	in_locked = fixture_add(f, nested_new(locked));
 
 	set_host_floor(2);
 	assert_level(before, 2);
-	assert_level(under, 3);
-	assert_level(nested_under, 3);
+	assert_level(under, 2);
+	assert_level(nested_under, 2);
+	assert_level(locked, 3);
 	set_host_floor(NO_FLOOR);
-	assert_level(before, 2);
-	assert_level(under, 3);
-	assert_level(nested_under, 3);
-	assert_ret(perf_open_as(before, AS_ROOT, &user_only), 0);
-	assert_ret(perf_open_as(under, AS_ROOT, &user_only), -EACCES);
-	assert_ret(perf_open_as(nested_under, AS_ROOT, &user_only), -EACCES);
-	/* The host going to -1 does not unlock them either. */
 	set_host_level(-1);
-	assert_level(before, 2);
-	assert_level(under, 3);
-	assert_floor(NULL, -1);
+	assert_level(before, -1);
+	assert_level(under, -1);
+	assert_level(nested_under, -1);
+	assert_level(locked, 3);
+	assert_level(in_locked, 3);
+	assert_ret(perf_open_as(before, AS_ROOT, &user_only), 0);
+	assert_ret(perf_open_as(under, AS_ROOT, &user_only), 0);
+	assert_ret(perf_open_as(nested_under, AS_NOBODY, &user_only), 0);
+	assert_ret(perf_open_as(locked, AS_ROOT, &user_only), -EACCES);
+	assert_ret(perf_open_as(in_locked, AS_ROOT, &user_only), -EACCES);
+	assert_floor(NULL, NO_FLOOR);
 }
 
 /*
@@ -332,17 +362,17 @@ static void namespace_cannot_set_a_floor(void **state)
 	rn = fixture_add(f, agent_userns(r, 0, 1));
 	assert_ret(open_floor_as(c, AS_ROOT, O_WRONLY, NULL), -EACCES);
 	assert_ret(open_floor_as(n, AS_ROOT, O_WRONLY, NULL), -EACCES);
-	assert_ret(write_floor(r, "4"), -EPERM);
-	assert_ret(write_floor(rn, "4"), -EPERM);
-	assert_floor(NULL, 2);
-	assert_floor(c, 2);
-	assert_floor(r, 2);
+	assert_ret(write_floor(r, "3"), -EPERM);
+	assert_ret(write_floor(rn, "3"), -EPERM);
+	assert_floor(NULL, NO_FLOOR);
+	assert_floor(c, NO_FLOOR);
+	assert_floor(r, NO_FLOOR);
 	assert_level(c, 2);
 	assert_level(n, 2);
 	assert_level(rn, 2);
 	assert_ret(perf_open_as(n, AS_ROOT, &user_only), 0);
 	assert_ret(perf_open_as(rn, AS_ROOT, &user_only), 0);
-	/* Namespaces created there now start at 2. */
+	/* Namespaces created there now are at 2. */
 	assert_level(fixture_add(f, nested_new(c)), 2);
 	assert_level(fixture_add(f, agent_userns(r, 0, 1)), 2);
 	assert_ret(host_level(), 2);
@@ -352,9 +382,9 @@ static void namespace_cannot_set_a_floor(void **state)
  * A runtime inside a container locks the namespaces it creates the way a
  * runtime on the host does: its root setns() into the new namespace (which
  * it owns) and writes that namespace's user.perf_event_paranoid. The level
- * applies to that namespace and the ones below it, not to the runtime's
- * own namespace nor to its other children; the floor file cannot be
- * written from there.
+ * applies to that namespace and the ones below it, also when the host goes
+ * lower, not to the runtime's own namespace nor to its other children; the
+ * floor file cannot be written from there.
  */
 static void nested_runtime_locks_its_children_by_their_user_file(
 	void **state)
@@ -368,116 +398,125 @@ static void nested_runtime_locks_its_children_by_their_user_file(
 	n = fixture_add(f, nested_new(c));
 	sib = fixture_add(f, nested_new(c));
 	nsfd = fixture_fd(f, agent_userns_fd(n));
-	assert_ret(setns_write_as(c, AS_ROOT, nsfd, USER_PATH, "4", "3", &out),
+	assert_ret(setns_write_as(c, AS_ROOT, nsfd, USER_PATH, "3", "2", &out),
 		   0);
 	assert_ret(out.val[0], 0);
 	assert_ret(out.val[1], -EPERM);
-	assert_ret(out.val[2], 4);
-	assert_ret(out.val[3], 4);
-	assert_level(n, 4);
+	assert_ret(out.val[2], 3);
+	assert_ret(out.val[3], 3);
+	assert_level(n, 3);
 	assert_level(c, 2);
 	assert_level(sib, 2);
 	assert_ret(perf_open_as(n, AS_ROOT, &user_only), -EACCES);
 	assert_ret(perf_open_as(c, AS_ROOT, &user_only), 0);
 	assert_ret(perf_open_as(sib, AS_ROOT, &user_only), 0);
-	/* One created in the locked namespace starts at 4 and keeps it. */
+	/* One created in the locked namespace is held there. */
 	m = fixture_add(f, nested_new(n));
-	assert_level(m, 4);
-	assert_floor(n, 4);
-	assert_floor(c, 2);
-	assert_floor(NULL, 2);
+	assert_level(m, 3);
+	set_host_level(1);
+	assert_level(c, 1);
+	assert_level(sib, 1);
+	assert_level(n, 3);
+	assert_level(m, 3);
+	assert_ret(perf_open_as(m, AS_ROOT, &user_only), -EACCES);
 	/* The floor file: the container's root is uid 100000 on the host. */
 	assert_ret(setns_open_as(c, AS_ROOT, nsfd, FLOOR_PATH, O_WRONLY),
 		   -EACCES);
 	assert_ret(setns_open_as(c, AS_ROOT, nsfd, FLOOR_PATH, O_RDWR),
 		   -EACCES);
-	assert_level(n, 4);
-	assert_floor(NULL, 2);
-	assert_ret(host_level(), 2);
+	assert_level(n, 3);
+	assert_floor(n, NO_FLOOR);
+	assert_floor(NULL, NO_FLOOR);
+	assert_ret(host_level(), 1);
 }
 
 /*
- * Rules 2 and 4 along a chain host > c > n > m, the host's floor and a
- * level set at one depth: each namespace is held to the levels of itself
- * and its ancestors and to the floor, and each floor file reads max(level
- * in force, the floor).
+ * Rule 2 along a chain host > c > n > m, the host's floor and levels set at
+ * two depths: each namespace is held to the levels of itself and its
+ * ancestors, to the host's level and to the floor, both ways.
  */
 static void floor_and_levels_along_a_chain(void **state)
 {
 	struct fixture *f = *state;
 	struct agent *c, *n, *m;
 
+	set_host_level(0);
 	c = fixture_add(f, container_new());
 	n = fixture_add(f, nested_new(c));
 	m = fixture_add(f, nested_new(n));
-	set_level(n, 5);
+	set_level(n, 2);
+	set_host_floor(1);
+	assert_level(c, 1);
+	assert_level(n, 2);
+	assert_level(m, 2);
+	/* Above the level set in n: the floor reaches everyone. */
 	set_host_floor(3);
 	assert_level(c, 3);
-	assert_level(n, 5);
-	assert_level(m, 5);
-	assert_floor(NULL, 3);
-	assert_floor(c, 3);
-	assert_floor(n, 5);
-	assert_floor(m, 5);
-	/* Above the level set in n: the floor reaches everyone. */
-	set_host_floor(6);
-	assert_level(c, 6);
-	assert_level(n, 6);
-	assert_level(m, 6);
-	assert_floor(n, 6);
-	/* Back down: n's level holds n and m, c follows the floor. */
+	assert_level(n, 3);
+	assert_level(m, 3);
+	/* Back down: n's level holds n and m, c follows the host. */
 	set_host_floor(NO_FLOOR);
-	assert_level(c, 2);
-	assert_level(n, 5);
-	assert_level(m, 5);
-	assert_floor(c, 2);
-	assert_floor(n, 5);
-	/* c's own level 4 is under n's 5. */
-	set_level(c, 4);
-	assert_level(n, 5);
-	assert_level(m, 5);
-	assert_floor(c, 4);
-	assert_ret(host_level(), 2);
+	assert_level(c, 0);
+	assert_level(n, 2);
+	assert_level(m, 2);
+	/* c's own level 1 is under n's 2. */
+	set_level(c, 1);
+	assert_level(n, 2);
+	assert_level(m, 2);
+	set_host_floor(0);
+	assert_level(c, 1);
+	set_host_level(-1);
+	assert_level(c, 1);
+	assert_level(m, 2);
+	assert_ret(host_level(), -1);
 }
 
 /* --- writing ---------------------------------------------------------- */
 
-/* Rule 6: the initial namespace takes any int, INT_MIN clears it. */
-static void initial_ns_floor_takes_any_int(void **state)
+/*
+ * Rule 6: the floor takes -1 to 3, lowering too (-1: no floor); anything
+ * else is EINVAL and changes nothing: 4, -2, INT_MAX, INT_MIN, 100.
+ */
+static void floor_takes_minus_1_to_3_only(void **state)
 {
-	static const int floors[] = { 3, -1, 0, 100, INT_MAX, INT_MIN + 1,
-				      1, 4 };
+	static const int floors[] = { 3, -1, 0, 1, 2, 3, 1, -1 };
+	static const char *const bad[] = { "4", "-2", "2147483647",
+					   "-2147483648", "100", "0x4", "010",
+					   "-0x2" };
 	struct fixture *f = *state;
 	unsigned int i;
 	struct agent *c;
+	int ret;
 
-	/* With the host at INT_MIN the file reads the floor itself. */
-	set_host_level(INT_MIN);
+	c = fixture_add(f, container_new());
+	set_host_level(-1);
 	for (i = 0; i < ARRAY_SIZE(floors); i++) {
 		set_host_floor(floors[i]);
-		assert_floor(NULL, floors[i]);
-		assert_ret(host_level(), INT_MIN);
+		assert_level(c, floors[i]);
+		assert_ret(host_level(), -1);
 	}
-	/* Lowering is fine here: 4 to 1, then no floor at all. */
-	set_host_floor(1);
-	assert_floor(NULL, 1);
-	set_host_floor(NO_FLOOR);
-	assert_floor(NULL, INT_MIN);
-	c = fixture_add(f, container_new());
-	assert_level(c, INT_MIN);
+	set_host_floor(2);
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		ret = path_write_level(FLOOR_PATH, bad[i]);
+		if (ret != -EINVAL)
+			fail_msg("writing \"%s\" to the floor: %s, not "
+				 "-EINVAL", bad[i], ret_str(ret));
+	}
+	assert_floor(NULL, 2);
+	assert_level(c, 2);
+	assert_ret(host_level(), -1);
 }
 
 /*
  * The floor written from a namespace mapped to the host's root: EPERM for
- * any value, the one it reads, higher ones and junk included, and nothing
+ * any value, the one it reads, other ones and junk included, and nothing
  * changes; also through a descriptor opened for writing there. The host
  * writes through that same descriptor as through its own.
  */
 static void floor_written_from_a_namespace_is_refused(void **state)
 {
-	static const char *const values[] = { "2", "3", "5", "-1",
-					      "-2147483648", "abc", "",
-					      " 4\n" };
+	static const char *const values[] = { "-1", "2", "3", "0", "abc", "",
+					      " 3\n", "4", "-2147483648" };
 	struct fixture *f = *state;
 	struct agent *r = fixture_add(f, agent_userns(NULL, 0, 1));
 	struct agent *rn = fixture_add(f, agent_userns(r, 0, 1));
@@ -489,59 +528,60 @@ static void floor_written_from_a_namespace_is_refused(void **state)
 		assert_ret(write_floor(r, values[i]), -EPERM);
 		assert_ret(write_floor(rn, values[i]), -EPERM);
 	}
-	assert_floor(NULL, 2);
-	assert_floor(r, 2);
-	assert_floor(rn, 2);
+	assert_floor(NULL, NO_FLOOR);
+	assert_floor(r, NO_FLOOR);
+	assert_floor(rn, NO_FLOOR);
 	assert_level(fixture_add(f, container_new()), 2);
 
 	set_host_floor(3);
-	assert_ret(write_floor(r, "4"), -EPERM);
 	assert_ret(write_floor(r, "3"), -EPERM);
+	assert_ret(write_floor(r, "-1"), -EPERM);
 	assert_ret(write_floor(rn, "2"), -EPERM);
 	assert_floor(NULL, 3);
 	assert_floor(r, 3);
+	assert_level(rn, 3);
 	assert_level(fixture_add(f, container_new()), 3);
 
 	assert_ret(open_path_as(r, AS_ROOT, FLOOR_PATH, O_RDWR, &fd), 0);
 	fixture_fd(f, fd);
-	assert_ret(write_fd_as(r, AS_ROOT, fd, "6", &before),
-		   -EPERM);
+	assert_ret(write_fd_as(r, AS_ROOT, fd, "1", &before), -EPERM);
 	assert_ret(before, 3);
 	assert_floor(NULL, 3);
-	assert_ret(fd_write_str(fd, "4"), 0);
-	assert_floor(NULL, 4);
-	assert_floor(r, 4);
+	assert_ret(fd_write_str(fd, "1"), 0);
+	assert_floor(NULL, 1);
+	assert_floor(r, 1);
+	assert_level(rn, 2);
 	assert_ret(host_level(), 2);
 }
 
 /*
- * Rule 4: in a namespace the floor file reads where a namespace created
- * there starts: the level in force there, the host's floor included; the
- * container's root cannot write it (EACCES: uid 100000 on the host).
+ * Rule 4: the floor file is one value for the whole system: in a namespace
+ * it reads what the host wrote, whatever the levels there, of the host
+ * and of the namespace; the container's root cannot write it (EACCES: uid
+ * 100000 on the host).
  */
-static void floor_file_in_a_namespace_reads_where_its_children_start(
-	void **state)
+static void floor_file_in_a_namespace_reads_the_hosts_value(void **state)
 {
 	struct fixture *f = *state;
 	struct agent *c = fixture_add(f, container_new());
 	struct agent *n;
 
-	assert_floor(c, 2);
-	set_host_floor(3);
-	assert_floor(c, 3);
+	assert_floor(c, NO_FLOOR);
+	set_host_floor(1);
+	assert_floor(c, 1);
 	set_host_level(4);
-	assert_floor(c, 4);
+	assert_floor(c, 1);
+	assert_level(c, 4);
 	set_host_level(2);
-	assert_floor(c, 3);
-	set_level(c, 5);
-	assert_floor(c, 5);
+	set_level(c, 3);
+	assert_floor(c, 1);
 	n = fixture_add(f, nested_new(c));
-	assert_level(n, 5);
-	assert_floor(n, 5);
+	assert_level(n, 3);
+	assert_floor(n, 1);
 	assert_ret(open_floor_as(c, AS_ROOT, O_WRONLY, NULL), -EACCES);
 	assert_ret(open_floor_as(c, AS_ROOT, O_RDWR, NULL), -EACCES);
-	assert_floor(c, 5);
-	assert_floor(NULL, 3);
+	assert_floor(c, 1);
+	assert_floor(NULL, 1);
 }
 
 /*
@@ -568,21 +608,21 @@ static void floor_takes_uid_0_and_cap_sys_admin(void **state)
 		   -EACCES);
 	assert_ret(open_floor_as(NULL, admin, O_WRONLY, NULL), -EACCES);
 	assert_ret(open_floor_as(c, admin, O_WRONLY, NULL), -EACCES);
-	assert_floor(NULL, 2);
-	assert_floor(c, 2);
-	assert_ret(read_floor_as(NULL, NO_SYS_ADMIN), 2);
-	assert_ret(read_floor_as(c, NO_SYS_ADMIN), 2);
-	assert_ret(read_floor_as(NULL, admin), 2);
-	/* No floor was set: the container follows the host down to 2. */
+	assert_floor(NULL, NO_FLOOR);
+	assert_floor(c, NO_FLOOR);
+	assert_ret(read_floor_as(NULL, NO_SYS_ADMIN), NO_FLOOR);
+	assert_ret(read_floor_as(c, NO_SYS_ADMIN), NO_FLOOR);
+	assert_ret(read_floor_as(NULL, admin), NO_FLOOR);
+	/* No floor was set: the container follows the host down to 1. */
 	set_host_level(4);
 	assert_level(c, 4);
 	set_host_level(1);
-	assert_level(c, 2);
+	assert_level(c, 1);
 	set_host_level(2);
 
-	assert_ret(write_floor_as(NULL, AS_ROOT, "4"), 0);
-	assert_floor(NULL, 4);
-	assert_level(c, 4);
+	assert_ret(write_floor_as(NULL, AS_ROOT, "3"), 0);
+	assert_floor(NULL, 3);
+	assert_level(c, 3);
 }
 
 /* Rule 5: unprivileged users read the floor and cannot write it. */
@@ -610,9 +650,9 @@ static void unprivileged_users_read_floor_not_write(void **state)
 static void floor_rejects_junk_and_changes_nothing(void **state)
 {
 	static const char * const junk[] = {
-		"", "\n", "abc", "3abc", "+4", "4 5", "4\n5\n", "0x", "08",
+		"", "\n", "abc", "3abc", "+3", "3 1", "3\n1\n", "0x", "08",
 		"2147483648", "-2147483649", "99999999999999999999", "-",
-		"1.5",
+		"1.5", "3\v", "3\r\n", "\xa0" "3\xa0",
 	};
 	struct fixture *f = *state;
 	struct agent *c = fixture_add(f, container_new());
@@ -622,8 +662,8 @@ static void floor_rejects_junk_and_changes_nothing(void **state)
 	unsigned int i;
 	int fd;
 
-	set_host_floor(3);
-	set_level(c, 4);
+	set_host_floor(1);
+	set_level(n, 3);
 	for (i = 0; i < ARRAY_SIZE(junk); i++) {
 		if (path_write_level(FLOOR_PATH, junk[i]) != -EINVAL ||
 		    write_floor(r, junk[i]) != -EPERM) {
@@ -635,32 +675,34 @@ static void floor_rejects_junk_and_changes_nothing(void **state)
 	assert_ret(path_write_level(FLOOR_PATH, "1x"), -EINVAL);
 	/* A write at an offset other than 0. */
 	fd = fixture_fd(f, open(FLOOR_PATH, O_WRONLY | O_CLOEXEC));
-	n_written = pwrite(fd, "5", 1, 1);
+	n_written = pwrite(fd, "3", 1, 1);
 	assert_ret(n_written < 0 ? -errno : n_written, -EINVAL);
 	/* Nothing changed. */
-	assert_floor(NULL, 3);
-	assert_floor(c, 4);
-	assert_level(c, 4);
-	assert_level(n, 4);
-	assert_level(r, 3);
+	assert_floor(NULL, 1);
+	assert_floor(c, 1);
+	assert_level(c, 2);
+	assert_level(n, 3);
+	assert_level(r, 2);
 	assert_ret(host_level(), 2);
 	/* What echo and sysctl write is fine. */
-	assert_ret(path_write_level(FLOOR_PATH, " 5\n"), 0);
-	assert_floor(NULL, 5);
-	assert_level(c, 5);
+	assert_ret(path_write_level(FLOOR_PATH, " 3\n"), 0);
+	assert_floor(NULL, 3);
+	assert_level(c, 3);
+	assert_ret(path_write_level(FLOOR_PATH, "\t-1 \n\n"), 0);
+	assert_floor(NULL, NO_FLOOR);
+	assert_level(c, 2);
 }
 
 /* --- descriptors ------------------------------------------------------ */
 
 /*
- * The floor file is one file for the whole system: a descriptor reads what
- * its reader's namespace would give a new namespace, wherever it was
- * opened. One opened in a container reads the host's value on the host;
- * the host's read in the container reads the container's, and neither the
- * container's root (uid 100000 on the host: EPERM at the write) nor the
- * root of a namespace mapped to the host's root writes through it.
+ * The floor file is one file for the whole system: a descriptor opened in
+ * a container reads the host's value on the host and in the container
+ * alike, and neither the container's root (uid 100000 on the host: EPERM
+ * at the write) nor the root of a namespace mapped to the host's root
+ * writes through the host's; the host writes through it, lowering too.
  */
-static void floor_descriptor_shows_its_readers_value(void **state)
+static void floor_descriptor_reads_the_same_everywhere(void **state)
 {
 	struct fixture *f = *state;
 	struct agent *c = fixture_add(f, container_new());
@@ -668,30 +710,32 @@ static void floor_descriptor_shows_its_readers_value(void **state)
 	int before;
 	int cfd, hfd;
 
-	set_level(c, 4);
+	set_level(c, 3);
 	assert_ret(open_path_as(c, AS_ROOT, FLOOR_PATH, O_RDONLY, &cfd), 0);
 	fixture_fd(f, cfd);
+	assert_ret(fd_read_level(cfd), NO_FLOOR);
+	assert_ret(read_fd_as(c, AS_ROOT, cfd), NO_FLOOR);
+	set_host_floor(2);
 	assert_ret(fd_read_level(cfd), 2);
-	assert_ret(read_fd_as(c, AS_ROOT, cfd), 4);
-	set_host_floor(5);
-	assert_ret(fd_read_level(cfd), 5);
-	assert_ret(read_fd_as(c, AS_ROOT, cfd), 5);
+	assert_ret(read_fd_as(c, AS_ROOT, cfd), 2);
 
 	set_host_floor(3);
 	r = fixture_add(f, agent_userns(NULL, 0, 1));
 	hfd = fixture_fd(f, open(FLOOR_PATH, O_RDWR | O_CLOEXEC));
 	assert_ret(fd_read_level(hfd), 3);
-	assert_ret(write_fd_as(c, AS_ROOT, hfd, "9", &before), -EPERM);
-	assert_ret(before, 4);
+	assert_ret(write_fd_as(c, AS_ROOT, hfd, "3", &before), -EPERM);
+	assert_ret(before, 3);
 	assert_ret(write_fd_as(c, AS_ROOT, hfd, "1", &before), -EPERM);
-	assert_ret(write_fd_as(r, AS_ROOT, hfd, "9", &before), -EPERM);
+	assert_ret(write_fd_as(r, AS_ROOT, hfd, "2", &before), -EPERM);
 	assert_ret(before, 3);
 	assert_floor(NULL, 3);
-	/* The host's own writes through it: any int, lowering too. */
-	assert_ret(fd_write_str(hfd, "1"), 0);
-	assert_floor(NULL, 2);
-	assert_level(c, 4);
 	assert_level(r, 3);
+	/* The host's own writes through it: lowering too. */
+	assert_ret(fd_write_str(hfd, "1"), 0);
+	assert_floor(NULL, 1);
+	assert_ret(fd_read_level(cfd), 1);
+	assert_level(c, 3);
+	assert_level(r, 2);
 }
 
 /*
@@ -706,24 +750,24 @@ static void runtime_setns_into_container_cannot_write_floor(void **state)
 	int nsfd = fixture_fd(f, agent_userns_fd(c));
 	struct out out;
 
-	assert_ret(setns_write_as(NULL, AS_ROOT, nsfd, FLOOR_PATH, "4", "3",
+	assert_ret(setns_write_as(NULL, AS_ROOT, nsfd, FLOOR_PATH, "3", "2",
 				  &out), 0);
 	assert_ret(out.val[0], -EPERM);
 	assert_ret(out.val[1], -EPERM);
 	assert_ret(out.val[2], 2);
-	assert_floor(c, 2);
-	assert_floor(NULL, 2);
+	assert_floor(c, NO_FLOOR);
+	assert_floor(NULL, NO_FLOOR);
 	assert_level(c, 2);
 
-	assert_ret(setns_write_as(NULL, AS_ROOT, nsfd, USER_PATH, "4", "3",
+	assert_ret(setns_write_as(NULL, AS_ROOT, nsfd, USER_PATH, "3", "2",
 				  &out), 0);
 	assert_ret(out.val[0], 0);
 	assert_ret(out.val[1], -EPERM);
-	assert_ret(out.val[2], 4);
-	assert_ret(out.val[3], 4);
-	assert_level(c, 4);
-	assert_floor(c, 4);
-	assert_floor(NULL, 2);
+	assert_ret(out.val[2], 3);
+	assert_ret(out.val[3], 3);
+	assert_level(c, 3);
+	assert_floor(c, NO_FLOOR);
+	assert_floor(NULL, NO_FLOOR);
 }
 
 /* --- sandboxes made by real programs ---------------------------------- */
@@ -789,29 +833,67 @@ static void bwrap_sandbox_locked_by_floor(void **state)
 	assert_ret(host_level(), 2);
 }
 
+/*
+ * What sysctl -a prints of the host's perf_event_paranoid keys, written back
+ * with sysctl -p, changes no value and no behaviour: with no floor (-1 is
+ * written back, which sets none: a container that set nothing still
+ * follows the host down to 1 afterwards) and with the floor at 3.
+ */
+static void sysctl_a_written_back_changes_nothing(void **state)
+{
+	static const char save[] =
+		"f=/tmp/selftests-floor.conf; "
+		"sysctl -a 2>/dev/null | grep '^kernel\\.perf_event_paranoid' "
+		">$f && cat $f && sysctl -p $f";
+	struct fixture *f = *state;
+	struct agent *c = fixture_add(f, container_new());
+
+	assert_ret(sh(save), 0);
+	assert_output_has("kernel.perf_event_paranoid = 2\n");
+	assert_output_has(FLOOR_KEY " = -1\n");
+	assert_output_has("kernel.perf_event_paranoid_grant_min = 2\n");
+	assert_floor(NULL, NO_FLOOR);
+	assert_ret(host_level(), 2);
+	assert_ret(path_read_level(GRANT_MIN_PATH), GRANT_MIN);
+	set_host_level(1);
+	assert_level(c, 1);
+	set_host_level(2);
+
+	set_host_floor(3);
+	assert_ret(sh(save), 0);
+	assert_output_has(FLOOR_KEY " = 3\n");
+	assert_floor(NULL, 3);
+	assert_ret(host_level(), 2);
+	assert_ret(path_read_level(GRANT_MIN_PATH), GRANT_MIN);
+	assert_level(c, 3);
+	assert_ret(perf_open_as(c, AS_ROOT, &user_only), -EACCES);
+	assert_ret(perf_open_as(NULL, DEVELOPER, &user_only), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		BOOT_TEST(floor_at_boot_is_none_or_the_command_line_value),
-		FTEST(floor_file_reads_the_level_a_new_namespace_starts_at),
+		FTEST(floor_file_reads_what_was_written_everywhere),
 		FTEST(floor_never_applies_to_its_own_namespace),
 		FTEST(floor_locks_new_containers_host_developer_profiles),
 		FTEST(developer_rootless_container_locked_by_host_floor),
 		FTEST(raising_floor_reaches_existing_descendants_at_once),
-		FTEST(lowering_floor_unlocks_only_namespaces_made_before_it),
+		FTEST(lowering_floor_reaches_namespaces_that_set_nothing),
 		FTEST(namespace_cannot_set_a_floor),
 		FTEST(nested_runtime_locks_its_children_by_their_user_file),
 		FTEST(floor_and_levels_along_a_chain),
-		FTEST(initial_ns_floor_takes_any_int),
+		FTEST(floor_takes_minus_1_to_3_only),
 		FTEST(floor_written_from_a_namespace_is_refused),
-		FTEST(floor_file_in_a_namespace_reads_where_its_children_start),
+		FTEST(floor_file_in_a_namespace_reads_the_hosts_value),
 		FTEST(floor_takes_uid_0_and_cap_sys_admin),
 		FTEST(unprivileged_users_read_floor_not_write),
 		FTEST(floor_rejects_junk_and_changes_nothing),
-		FTEST(floor_descriptor_shows_its_readers_value),
+		FTEST(floor_descriptor_reads_the_same_everywhere),
 		FTEST(runtime_setns_into_container_cannot_write_floor),
 		FTEST(unshare_sandbox_locked_by_floor),
 		FTEST(bwrap_sandbox_locked_by_floor),
+		FTEST(sysctl_a_written_back_changes_nothing),
 	};
 
 	return RUN_TESTS("paranoid_floor", tests);

@@ -11,23 +11,28 @@
  * that file predicts. The files:
  *
  *   - user.perf_event_paranoid in a rootless container (a user namespace of
- *     uid 1000 mapped to root) and kernel.perf_event_paranoid_userns, the
- *     floor, on the host: the strict parser of the series;
+ *     uid 1000 mapped to root), kernel.perf_event_paranoid_userns, the
+ *     floor, and kernel.perf_event_paranoid_grant_min on the host: the
+ *     strict parser of the series, and the range each takes (-1 to 3; 1 to
+ *     3 for grant_min);
  *   - kernel.perf_event_paranoid on the host: proc_dointvec(), exactly as on
  *     a kernel without the series (selftests/host-compat runs that test on
  *     build/bzImage-baseline too);
  *   - kernel.perf_event_paranoid and the floor written from a namespace
  *     whose root is the host's root: refused (EPERM) whatever is written.
  *
- * The strict parser (the comment above perf_paranoid_parse()):
+ * The strict parser (the comment above perf_paranoid_write()):
  *
  *   - a write is judged whole, however long: white space, one integer in
  *     the format proc_dointvec() takes, white space, nothing else;
  *   - the integer: an optional '-', then decimal, octal (a leading 0) or
  *     hex (0x or 0X and a hex digit), at most 20 characters with the sign
  *     and the prefix, within the range of int; the white space around it is
- *     the kernel's isspace(): ' ', '\t', '\n', '\v', '\f', '\r' and 0xa0;
- *   - anything else (an empty write too) is EINVAL and changes nothing;
+ *     the kernel's isspace(): ' ', '\t', '\n', '\v', '\f', '\r' and 0xa0,
+ *     but right after the integer, as proc_dointvec() wants, only ' ', '\t'
+ *     or '\n';
+ *   - anything else (an empty write too), and a value outside the file's
+ *     range, is EINVAL and changes nothing;
  *   - outside the initial namespace a valid value below the level in force
  *     is EPERM and changes nothing (raise only);
  *   - an accepted write returns its whole length and the file then reads
@@ -90,12 +95,13 @@ static int k_digit(unsigned char c)
 }
 
 /*
- * The strict parser (the comment above perf_paranoid_parse() in
- * kernel/events/paranoid.c): W* TOKEN W*, W the kernel's white space, TOKEN 1
- * to 20 bytes: an optional '-', then hex after "0x" or "0X" and a hex
- * digit, octal after a leading '0', decimal otherwise, every byte a digit
- * of its base, the magnitude within 64 bits and the value within int.
- * 0 with *@val, or -EINVAL.
+ * The strict parser (the comment above perf_paranoid_write() in
+ * kernel/events/paranoid.c): W* TOKEN (S W*)?, W the kernel's white space,
+ * S ' ', '\t' or '\n' (proc_dointvec()'s separators), TOKEN 1 to 20 bytes:
+ * an optional '-', then hex after "0x" or "0X" and a hex digit, octal after
+ * a leading '0', decimal otherwise, every byte a digit of its base, the
+ * magnitude within 64 bits and the value within int; all of the write,
+ * however long. 0 with *@val, or -EINVAL.
  */
 static int contract_parse(const unsigned char *b, size_t n, int *val)
 {
@@ -110,6 +116,8 @@ static int contract_parse(const unsigned char *b, size_t n, int *val)
 	while (e > s && k_isspace(b[e - 1]))
 		e--;
 	if (e == s || e - s > 20)
+		return -EINVAL;
+	if (e < n && b[e] != ' ' && b[e] != '\t' && b[e] != '\n')
 		return -EINVAL;
 	i = s;
 	neg = b[i] == '-';
@@ -223,14 +231,20 @@ struct target {
 	bool dointvec;		/* parsed by proc_dointvec(), else strictly */
 	bool raise_only;	/* not the initial namespace */
 	bool refused;		/* every write refused: EPERM */
-	int base;		/* reads max(base, value): the host's floor */
+	bool ranged;		/* takes @min to @max only, else any int */
+	int min, max;
 };
+
+/* The files of the series: -1 to 3, grant_min 1 to 3. */
+#define LEVELS		.ranged = true, .min = LEVEL_MIN, .max = LEVEL_MAX
+#define GRANT_LEVELS	.ranged = true, .min = 1, .max = LEVEL_MAX
 
 /*
  * What writing @b should do to a file reading @pre: EPERM for a file that
- * refuses every write; EINVAL for bad input (before anything else), EPERM
- * for a value below @pre where only raising is allowed, else the file reads
- * the value (or @t->base if higher). @other: with the other parser.
+ * refuses every write; EINVAL for bad input or a value outside the file's
+ * range (before anything else), EPERM for a value below @pre where only
+ * raising is allowed, else the file reads the value. @other: with the other
+ * parser.
  */
 static struct outcome model(const unsigned char *b, size_t n, int pre,
 			    const struct target *t, bool other)
@@ -245,10 +259,12 @@ static struct outcome model(const unsigned char *b, size_t n, int pre,
 							 &o.len) :
 		   contract_parse(b, n, &v)) {
 		o.err = EINVAL;
+	} else if (set && t->ranged && (v < t->min || v > t->max)) {
+		o.err = EINVAL;
 	} else if (set && t->raise_only && v < pre) {
 		o.err = EPERM;
 	} else if (set) {
-		o.level = v > t->base ? v : t->base;
+		o.level = v;
 	}
 	return o;
 }
@@ -600,12 +616,14 @@ static const struct fixed fixed[] = {
 	{ "1 2", .err = EINVAL },
 	{ "1\n2", .err = EINVAL },
 	{ "1,", .err = EINVAL },
-	/* Any white space after the value (proc_dointvec(): ' ', \t, \n). */
-	{ "1\v", .val = 1 },
-	{ "3\r\n", .val = 3 },
+	/* Right after the value ' ', \t or \n, then any white space. */
+	{ "1\v", .err = EINVAL },
+	{ "3\r\n", .err = EINVAL },
 	{ "1 \v\xa0", .val = 1 },
+	{ "1\t\r", .val = 1 },
 	{ "\xa0" "3", .val = 3 },
-	{ "3\xa0", .val = 3 },
+	{ "\v\f\r\xa0" "3\n\v", .val = 3 },
+	{ "3\xa0", .err = EINVAL },
 	{ "3\x85", .err = EINVAL },
 	{ "3\0", 2, .err = EINVAL },
 	{ "4\0x", 3, .err = EINVAL },
@@ -1012,7 +1030,8 @@ static void fuzz(struct fixture *f, const char *what, const char *path,
 	struct agent *c = NULL;
 	struct outcome o;
 	struct run r;
-	int hint = path_read_level(path);
+	/* What the file reads on the host, and so in a namespace too. */
+	int first = path_read_level(path), hint = first;
 
 	/*
 	 * Raising only, a container takes the fixed values in ascending
@@ -1025,10 +1044,8 @@ static void fuzz(struct fixture *f, const char *what, const char *path,
 		qsort(order, NFIXED, sizeof(order[0]), by_value);
 	run_init(&r, what, path);
 	r.t = t;
-	if (where == IN_ROOT_MAPPED) {
+	if (where == IN_ROOT_MAPPED)
 		c = fixture_add(f, agent_userns(NULL, 0, 1));
-		hint = HOST_LEVEL;
-	}
 	rand_init();
 	total = NFIXED + fuzz_count();
 	for (i = 0; i < total; i += r.bt->n) {
@@ -1050,9 +1067,12 @@ static void fuzz(struct fixture *f, const char *what, const char *path,
 		}
 		r.bt->n = k;
 		run_batch(&r, c);
-		if (where != ON_HOST) {
-			/* A namespace reads the host's level, 2. */
+		if (where == IN_CONTAINER) {
+			/* A new namespace reads the host's level, 2. */
 			assert_ret(r.bt->res[0].pre, HOST_LEVEL);
+		} else if (where == IN_ROOT_MAPPED) {
+			/* What the host read, and nothing changed it. */
+			assert_ret(r.bt->res[0].pre, first);
 		}
 		if (where == IN_CONTAINER) {
 			agent_free(c);
@@ -1117,9 +1137,8 @@ static unsigned int check_fixed(const char *name, const struct fixed *table,
 /* Each model agrees with what its parser makes of the fixed inputs. */
 static void models_agree_with_the_fixed_cases(void **state)
 {
-	static const struct target strict = { .base = INT_MIN };
-	static const struct target dointvec = { .dointvec = true,
-						.base = INT_MIN };
+	static const struct target strict = { 0 };
+	static const struct target dointvec = { .dointvec = true };
 	struct input *in = malloc(sizeof(*in));
 	unsigned int bad;
 
@@ -1139,28 +1158,38 @@ static void models_agree_with_the_fixed_cases(void **state)
 static void host_level_writes_match_proc_dointvec(void **state)
 {
 	fuzz(*state, "host level", PARANOID_PATH, ON_HOST,
-	     (struct target){ .dointvec = true, .base = INT_MIN });
+	     (struct target){ .dointvec = true });
 }
 
 /*
  * user.perf_event_paranoid in a rootless container (uid 1000 mapped to
- * root): the strict parser, raise only (a valid value below the level in
- * force is EPERM).
+ * root): the strict parser, -1 to 3, raise only (a value below the level in
+ * force is EPERM, one outside -1 to 3 EINVAL).
  */
 static void container_level_writes_match_the_model(void **state)
 {
 	fuzz(*state, "container level", USER_PATH, IN_CONTAINER,
-	     (struct target){ .raise_only = true, .base = INT_MIN });
+	     (struct target){ .raise_only = true, LEVELS });
 }
 
 /*
  * The host's floor, kernel.perf_event_paranoid_userns: the strict parser,
- * any int; the file reads max(host level, floor).
+ * -1 to 3, lower or higher; the file reads what was written.
  */
 static void floor_writes_match_the_model(void **state)
 {
 	fuzz(*state, "host floor", FLOOR_PATH, ON_HOST,
-	     (struct target){ .base = host_level() });
+	     (struct target){ LEVELS });
+}
+
+/*
+ * kernel.perf_event_paranoid_grant_min: the strict parser, 1 to 3; the
+ * file reads what was written.
+ */
+static void grant_min_writes_match_the_model(void **state)
+{
+	fuzz(*state, "grant_min", GRANT_MIN_PATH, ON_HOST,
+	     (struct target){ GRANT_LEVELS });
 }
 
 /*
@@ -1179,21 +1208,29 @@ static void namespace_floor_writes_are_refused(void **state)
 {
 	fuzz(*state, "floor in a namespace", FLOOR_PATH, IN_ROOT_MAPPED,
 	     (struct target){ .refused = true });
-	assert_ret(path_read_level(FLOOR_PATH), HOST_LEVEL);
+	assert_ret(path_read_level(FLOOR_PATH), NO_FLOOR);
 }
 
-/* Back to no floor (INT_MIN, the boot value) after a floor test. */
-static int floor_teardown(void **state)
+/*
+ * Back to no floor (-1, the boot value) and grant_min 2 after a test of
+ * the host's files.
+ */
+static int host_files_teardown(void **state)
 {
 	int ret = clear_host_floor();
 
 	if (ret)
 		diag("restoring the host's floor: %s", ret_str(ret));
+	if (!ret) {
+		ret = write_int(GRANT_MIN_PATH, GRANT_MIN);
+		if (ret)
+			diag("restoring grant_min: %s", ret_str(ret));
+	}
 	return fixture_teardown(state) || ret ? -1 : 0;
 }
 
 #define FLOOR_TEST(f) \
-	cmocka_unit_test_setup_teardown(f, fixture_setup, floor_teardown)
+	cmocka_unit_test_setup_teardown(f, fixture_setup, host_files_teardown)
 
 int main(void)
 {
@@ -1202,6 +1239,7 @@ int main(void)
 		TEST(host_level_writes_match_proc_dointvec),
 		TEST(container_level_writes_match_the_model),
 		FLOOR_TEST(floor_writes_match_the_model),
+		FLOOR_TEST(grant_min_writes_match_the_model),
 		TEST(namespace_kernel_level_writes_are_refused),
 		FLOOR_TEST(namespace_floor_writes_are_refused),
 	};

@@ -7,10 +7,21 @@
  * (NS_PERF_PARANOID_GRANT, _REVOKE, _GET of <linux/nsfs.h>), and bounded by
  * kernel.perf_event_paranoid_grant_min. What is tested:
  *   - the walk: with the host at 3 and the floor at 3, a granted namespace G
- *     is at the granted level v, namespaces created in G after the grant
- *     start at v and those created before keep 3; revoke and grant_min
- *     reach the whole subtree at once; grant_min below 1 and v below
- *     grant_min are refused and change nothing;
+ *     is at the granted level v, and so is every namespace in G that set no
+ *     level of its own, made before the grant or after; one that wrote 3
+ *     keeps it; revoke and grant_min reach the whole subtree at once;
+ *     grant_min outside 1 to 3, v above 3 and v below grant_min are refused
+ *     and change nothing; grant_min 3 with the floor at 3 locks every
+ *     namespace, granted or not;
+ *   - revoke gives G back its own level from before the grant, raised to
+ *     one the tenant wrote under it; a G that set none follows its parent
+ *     again;
+ *   - grants nest: granting G and a namespace in it, in either order, keeps
+ *     both, each revoked on its own;
+ *   - the ioctls: GET's level, own level and grant with their flags; the
+ *     structure's size taken from the ioctl's number (E2BIG for unknown
+ *     non-zero bytes, EINVAL below 16 bytes); a kernel log line for each
+ *     grant and revoke;
  *   - who may grant: only CAP_SYS_ADMIN in the initial namespace, held by
  *     the caller and by the opener of the descriptor; uid 0 without
  *     CAP_SYS_ADMIN, CAP_PERFMON alone, the container's root on its own or
@@ -51,8 +62,6 @@
 
 #include "harness.h"
 
-#define GRANT_MIN_PATH	"/proc/sys/kernel/perf_event_paranoid_grant_min"
-
 #define DEVELOPER	((struct who){ .uid = 1000, .caps = 0 })
 #define NO_SYS_ADMIN	((struct who){ .uid = -1, \
 				       .caps = ~CAP_BIT(CAP_SYS_ADMIN) })
@@ -72,6 +81,9 @@ static const struct perf_event_attr user_task_clock = {
 };
 
 /* --- the ioctls ------------------------------------------------------- */
+
+/* No own level, or no grant: for assert_get(). */
+#define NONE	INT_MIN
 
 static int ns_grant(int nsfd, int level)
 {
@@ -107,15 +119,32 @@ static void grant_agent(struct fixture *f, struct agent *a, int level)
 	assert_ret(ns_grant(ns_fd(f, a), level), 0);
 }
 
-static void assert_anchored(int nsfd, int level, int own, bool anchored)
+/*
+ * What NS_PERF_PARANOID_GET tells of @nsfd: the level in force @level, the
+ * own level @own (NONE: none, NS_PERF_PARANOID_OWN clear and own 0), the
+ * granted level @granted (NONE: no grant, NS_PERF_PARANOID_ANCHORED clear
+ * and granted 0), and no other flag.
+ */
+#define assert_get(nsfd, level, own, granted) \
+	_assert_get((nsfd), (level), (own), (granted), __FILE__, __LINE__)
+
+static void _assert_get(int nsfd, int level, int own, int granted,
+			const char *file, int line)
 {
+	const uint32_t known = NS_PERF_PARANOID_ANCHORED |
+			       NS_PERF_PARANOID_OWN;
 	struct ns_perf_paranoid p;
 
-	assert_ret(ns_get(nsfd, &p), 0);
-	assert_ret(p.level, level);
-	assert_ret(p.own, own);
-	assert_ret(!!(p.flags & NS_PERF_PARANOID_ANCHORED), anchored);
-	assert_ret(p.__reserved, 0);
+	_assert_ret(ns_get(nsfd, &p), 0, "NS_PERF_PARANOID_GET", file, line);
+	_assert_ret(p.level, level, "level", file, line);
+	_assert_ret(!!(p.flags & NS_PERF_PARANOID_OWN), own != NONE,
+		    "flags & NS_PERF_PARANOID_OWN", file, line);
+	_assert_ret(p.own, own == NONE ? 0 : own, "own", file, line);
+	_assert_ret(!!(p.flags & NS_PERF_PARANOID_ANCHORED), granted != NONE,
+		    "flags & NS_PERF_PARANOID_ANCHORED", file, line);
+	_assert_ret(p.granted, granted == NONE ? 0 : granted, "granted", file,
+		    line);
+	_assert_ret(p.flags & ~known, 0, "unknown flags", file, line);
 }
 
 /* In an agent: the grant ioctl on @in_fd (arg: the level) as the call's who */
@@ -172,11 +201,12 @@ static int grant_setup(void **state)
 
 static int grant_teardown(void **state)
 {
-	int ret = 0, min = 0;
+	int ret = 0, min = 0, floor = 0;
 
 	if (!grant_min_present() &&
 	    (write_file(GRANT_MIN_PATH, "2") || clear_host_floor() ||
-	     read_int(GRANT_MIN_PATH, &min) || min != 2)) {
+	     read_int(GRANT_MIN_PATH, &min) || min != GRANT_MIN ||
+	     read_int(FLOOR_PATH, &floor) || floor != NO_FLOOR)) {
 		diag("restoring grant_min and the floor failed");
 		ret = -1;
 	}
@@ -189,41 +219,57 @@ static int grant_teardown(void **state)
 static void lock_host(void)
 {
 	set_host_level(3);
-	assert_ret(path_write_level(FLOOR_PATH, "3"), 0);
+	set_host_floor(3);
 }
+
+static const struct perf_req user_only = { .kind = PERF_TASK };
+static const struct perf_req with_kernel = { .kind = PERF_TASK,
+					     .kernel = true };
 
 /* --- the walk --------------------------------------------------------- */
 
 /*
- * Rules 12 and 15: G at v, the namespaces made in G after the grant at v,
- * the one made before at 3; the sibling and the host at 3.
+ * Rules 12 and 15: with the host and the floor at 3, G granted 2 is at 2,
+ * and so is every namespace in G that set nothing, made before the grant or
+ * after it; one made before that wrote 3 stays at 3, and so do G's sibling
+ * and the host. G's own level from before is put aside (GET shows none);
+ * the floor file reads the host's 3 in G as anywhere.
  */
 static void grant_anchors_g_below_host_and_floor(void **state)
 {
 	struct fixture *f = *state;
-	struct agent *g, *sibling, *before, *after, *deeper;
+	struct agent *g, *sibling, *before, *locked, *after, *deeper;
 	int gfd;
 
 	lock_host();
 	g = fixture_add(f, container_new());
 	sibling = fixture_add(f, container_new());
 	before = fixture_add(f, nested_new(g));
+	locked = fixture_add(f, nested_new(g));
+	set_level(locked, 3);
 	gfd = ns_fd(f, g);
-	assert_anchored(gfd, 3, 3, false);
+	assert_get(gfd, 3, NONE, NONE);
+	assert_get(ns_fd(f, locked), 3, 3, NONE);
 
 	assert_ret(ns_grant(gfd, 2), 0);
-	assert_anchored(gfd, 2, 2, true);
+	assert_get(gfd, 2, NONE, 2);
 	assert_level(g, 2);
 	after = fixture_add(f, nested_new(g));
 	deeper = fixture_add(f, nested_new(after));
 	assert_level(after, 2);
 	assert_level(deeper, 2);
-	assert_anchored(ns_fd(f, after), 2, 2, false);
-	assert_level(before, 3);
+	assert_get(ns_fd(f, after), 2, NONE, NONE);
+	assert_level(before, 2);
+	assert_level(locked, 3);
 	assert_level(sibling, 3);
 	assert_level(NULL, 3);
-	assert_ret(read_floor(g), 2);
+	assert_ret(read_floor(g), 3);
 	assert_ret(read_floor(sibling), 3);
+	assert_ret(perf_open_as(g, AS_ROOT, &user_only), 0);
+	assert_ret(perf_open_as(before, AS_NOBODY, &user_only), 0);
+	assert_ret(perf_open_as(deeper, AS_ROOT, &user_only), 0);
+	assert_ret(perf_open_as(locked, AS_ROOT, &user_only), -EACCES);
+	assert_ret(perf_open_as(sibling, AS_ROOT, &user_only), -EACCES);
 }
 
 /* Rule 16: revoke puts the whole subtree under the chain again at once. */
@@ -241,10 +287,11 @@ static void revoke_reaches_the_whole_subtree(void **state)
 	assert_level(c, 2);
 
 	assert_ret(ns_revoke(gfd), 0);
-	assert_anchored(gfd, 3, 3, false);
+	assert_get(gfd, 3, NONE, NONE);
 	assert_level(g, 3);
 	assert_level(c, 3);
-	assert_ret(perf_open_as(g, AS_ROOT, &(struct perf_req){}), -EACCES);
+	assert_ret(perf_open_as(g, AS_ROOT, &user_only), -EACCES);
+	assert_ret(perf_open_as(c, AS_ROOT, &user_only), -EACCES);
 
 	assert_ret(ns_grant(gfd, 2), 0);
 	assert_level(c, 2);
@@ -253,78 +300,155 @@ static void revoke_reaches_the_whole_subtree(void **state)
 /*
  * Rule 16: a lock set before the grant holds again after the revoke. With
  * the host at 2 and no floor, a runtime locked G at 3 through its
- * user.perf_event_paranoid; the host grants 2 and revokes: G is at 3 again
- * and refused, not at the host's 2. A level the tenant raised to under the
- * grant stays.
+ * user.perf_event_paranoid; the host grants 2 (GET shows the lock put
+ * aside), grants again, and revokes: G is at 3 again and refused, not at
+ * the host's 2, also with the host at 1. A level the tenant wrote under the
+ * grant below the lock (2) does not lower it.
  */
 static void revoke_gives_back_a_lock_set_before_the_grant(void **state)
 {
 	struct fixture *f = *state;
-	struct perf_req user_only = { .kind = PERF_TASK };
 	struct agent *g;
 	int gfd;
 
-	set_host_level(2);
 	g = fixture_add(f, container_new());
 	set_level(g, 3);
 	gfd = ns_fd(f, g);
+	assert_get(gfd, 3, 3, NONE);
 	assert_ret(perf_open_as(g, AS_ROOT, &user_only), -EACCES);
 
 	assert_ret(ns_grant(gfd, 2), 0);
-	assert_anchored(gfd, 2, 2, true);
+	assert_get(gfd, 2, NONE, 2);
 	assert_ret(perf_open_as(g, AS_ROOT, &user_only), 0);
+	/* A second grant keeps what the first one put aside. */
+	assert_ret(ns_grant(gfd, 3), 0);
+	assert_get(gfd, 3, NONE, 3);
+	assert_ret(ns_grant(gfd, 2), 0);
+	assert_ret(write_level(g, "2"), 0);
+	assert_get(gfd, 2, 2, 2);
 	assert_ret(ns_revoke(gfd), 0);
-	assert_anchored(gfd, 3, 3, false);
+	assert_get(gfd, 3, 3, NONE);
+	assert_level(g, 3);
+	assert_ret(perf_open_as(g, AS_ROOT, &user_only), -EACCES);
+	set_host_level(1);
 	assert_level(g, 3);
 	assert_ret(perf_open_as(g, AS_ROOT, &user_only), -EACCES);
 
-	assert_ret(ns_grant(gfd, 2), 0);
-	set_level(g, 4);
-	assert_ret(ns_revoke(gfd), 0);
-	assert_anchored(gfd, 4, 4, false);
-
 	/* Revoking again changes nothing */
 	assert_ret(ns_revoke(gfd), 0);
-	assert_anchored(gfd, 4, 4, false);
+	assert_get(gfd, 3, 3, NONE);
+}
+
+/*
+ * Rule 16: a namespace that set no level before the grant and none under it
+ * has none after the revoke: it follows its parent again, both ways, and so
+ * does a namespace nested in it.
+ */
+static void revoke_of_a_namespace_that_set_nothing_lets_it_follow(
+	void **state)
+{
+	struct fixture *f = *state;
+	struct agent *g, *n;
+	int gfd;
+
+	set_host_level(3);
+	g = fixture_add(f, container_new());
+	n = fixture_add(f, nested_new(g));
+	gfd = ns_fd(f, g);
+	assert_ret(ns_grant(gfd, 2), 0);
+	assert_level(n, 2);
+	assert_ret(ns_revoke(gfd), 0);
+	assert_get(gfd, 3, NONE, NONE);
+	set_host_level(1);
+	assert_get(gfd, 1, NONE, NONE);
+	assert_level(g, 1);
+	assert_level(n, 1);
+	assert_ret(perf_open_as(n, AS_ROOT, &with_kernel), 0);
+	set_host_level(3);
+	assert_level(g, 3);
+	assert_level(n, 3);
+	assert_ret(perf_open_as(n, AS_ROOT, &user_only), -EACCES);
+}
+
+/*
+ * Rule 16: the revoke gives back the own level from before the grant raised
+ * to the one the tenant wrote under it: 1 before, 3 written under a grant
+ * of 2, 3 after, also with the host at 1.
+ */
+static void revoke_keeps_a_level_the_tenant_raised_to(void **state)
+{
+	struct fixture *f = *state;
+	struct agent *g;
+	int gfd;
+
+	set_host_level(1);
+	g = fixture_add(f, container_new());
+	set_level(g, 1);
+	set_host_level(2);
+	gfd = ns_fd(f, g);
+	assert_get(gfd, 2, 1, NONE);
+	assert_ret(ns_grant(gfd, 2), 0);
+	assert_get(gfd, 2, NONE, 2);
+	set_level(g, 3);
+	assert_get(gfd, 3, 3, 2);
+	assert_ret(ns_revoke(gfd), 0);
+	assert_get(gfd, 3, 3, NONE);
+	set_host_level(1);
+	assert_level(g, 3);
+	assert_ret(perf_open_as(g, AS_ROOT, &user_only), -EACCES);
 }
 
 /*
  * Rule 14: grant_min is the lowest level a grant gives and a floor for
- * every granted subtree; raising it to the host's level suspends every
- * grant, lowering it resumes them; below 1 it is refused.
+ * every granted subtree; raising it to 3 suspends every grant, lowering it
+ * resumes them; it takes 1 to 3 only, and a grant 3 at the most.
  */
 static void grant_min_bounds_and_suspends_grants(void **state)
 {
+	static const char *const bad[] = { "0", "-1", "4", "2x", "",
+					   "2147483647", "-2147483648" };
 	struct fixture *f = *state;
 	struct agent *g, *h, *c;
-	int gfd;
+	unsigned int i;
+	int gfd, ret;
 
 	lock_host();
 	g = fixture_add(f, container_new());
 	h = fixture_add(f, container_new());
 	gfd = ns_fd(f, g);
 	assert_ret(ns_grant(gfd, 1), -EPERM);
-	assert_anchored(gfd, 3, 3, false);
+	assert_get(gfd, 3, NONE, NONE);
 	assert_ret(ns_grant(gfd, 2), 0);
 	grant_agent(f, h, 2);
 	c = fixture_add(f, nested_new(g));
 
 	assert_ret(path_write_level(GRANT_MIN_PATH, "3"), 0);
+	assert_ret(path_read_level(GRANT_MIN_PATH), 3);
 	assert_level(g, 3);
 	assert_level(h, 3);
 	assert_level(c, 3);
-	assert_anchored(gfd, 3, 2, true);
+	assert_get(gfd, 3, NONE, 2);
 	assert_ret(ns_grant(gfd, 2), -EPERM);
+	assert_get(gfd, 3, NONE, 2);
 	assert_ret(path_write_level(GRANT_MIN_PATH, "2"), 0);
 	assert_level(g, 2);
 	assert_level(h, 2);
 	assert_level(c, 2);
 
-	/* Below 1, or not a number: EINVAL, and nothing changes */
-	assert_ret(path_write_level(GRANT_MIN_PATH, "0"), -EINVAL);
-	assert_ret(path_write_level(GRANT_MIN_PATH, "-1"), -EINVAL);
-	assert_ret(path_write_level(GRANT_MIN_PATH, "2x"), -EINVAL);
+	/* Outside 1 to 3, or not a number: EINVAL, and nothing changes */
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		ret = path_write_level(GRANT_MIN_PATH, bad[i]);
+		if (ret != -EINVAL)
+			fail_msg("writing \"%s\" to grant_min: %s, not "
+				 "-EINVAL", bad[i], ret_str(ret));
+	}
 	assert_ret(path_read_level(GRANT_MIN_PATH), 2);
+
+	/* A grant above 3 is no level; below grant_min, EPERM */
+	assert_ret(ns_grant(gfd, 4), -EINVAL);
+	assert_ret(ns_grant(gfd, INT_MAX), -EINVAL);
+	assert_ret(ns_grant(gfd, -1), -EPERM);
+	assert_get(gfd, 2, NONE, 2);
 
 	/* Level 1 is opt-in: only once grant_min is lowered to 1 */
 	assert_ret(ns_grant(gfd, 0), -EPERM);
@@ -332,23 +456,200 @@ static void grant_min_bounds_and_suspends_grants(void **state)
 	assert_ret(ns_grant(gfd, 0), -EPERM);
 	assert_ret(ns_grant(gfd, 1), 0);
 	assert_level(g, 1);
-	/* c was made at 2 and keeps it; one made now starts at 1 */
-	assert_level(c, 2);
+	/* c, which set nothing, follows G down; so does one made now */
+	assert_level(c, 1);
 	assert_level(fixture_add(f, nested_new(g)), 1);
+	assert_level(h, 2);
 }
 
-/* grant_min is the host's: a container root cannot write it. */
+/* grant_min is the host's: a container's root cannot write it. */
 static void grant_min_is_written_by_the_host_only(void **state)
 {
 	struct fixture *f = *state;
 	struct agent *g = fixture_add(f, container_new());
+	struct agent *r = fixture_add(f, agent_userns(NULL, 0, 1));
 
 	assert_ret(open_path_as(g, AS_ROOT, GRANT_MIN_PATH, O_WRONLY, NULL),
 		   -EACCES);
+	assert_ret(write_path_as(r, AS_ROOT, GRANT_MIN_PATH, "3"), -EPERM);
 	assert_ret(write_path_as(NULL, NO_SYS_ADMIN, GRANT_MIN_PATH, "1"),
 		   -EPERM);
 	assert_ret(read_path_as(g, AS_ROOT, GRANT_MIN_PATH), 2);
+	assert_ret(read_path_as(r, AS_ROOT, GRANT_MIN_PATH), 2);
 	assert_ret(path_read_level(GRANT_MIN_PATH), 2);
+	/* Read anywhere as it was written */
+	assert_ret(path_write_level(GRANT_MIN_PATH, "3"), 0);
+	assert_ret(read_path_as(g, AS_NOBODY, GRANT_MIN_PATH), 3);
+}
+
+/*
+ * Rule 14 with the floor: grant_min 3 and the floor 3 lock every user
+ * namespace, granted or not, while the host stays at 2 and its developer
+ * profiles. Lowering grant_min gives the grant back.
+ */
+static void grant_min_3_and_floor_3_lock_every_namespace(void **state)
+{
+	struct fixture *f = *state;
+	struct agent *g, *in_g, *sibling;
+
+	g = fixture_add(f, container_new());
+	in_g = fixture_add(f, nested_new(g));
+	sibling = fixture_add(f, container_new());
+	set_host_floor(3);
+	grant_agent(f, g, 2);
+	assert_ret(perf_open_as(g, AS_ROOT, &user_only), 0);
+	assert_ret(perf_open_as(in_g, AS_ROOT, &user_only), 0);
+	assert_ret(perf_open_as(sibling, AS_ROOT, &user_only), -EACCES);
+
+	assert_ret(path_write_level(GRANT_MIN_PATH, "3"), 0);
+	assert_ret(perf_open_as(g, AS_ROOT, &user_only), -EACCES);
+	assert_ret(perf_open_as(g, AS_NOBODY, &user_only), -EACCES);
+	assert_ret(perf_open_as(in_g, AS_ROOT, &user_only), -EACCES);
+	assert_ret(perf_open_as(sibling, AS_ROOT, &user_only), -EACCES);
+	assert_ret(perf_open_as(fixture_add(f, container_new()), AS_ROOT,
+				&user_only), -EACCES);
+	assert_ret(host_level(), 2);
+	assert_ret(perf_open_as(NULL, DEVELOPER, &user_only), 0);
+	/* No grant gets past it */
+	assert_ret(ns_grant(ns_fd(f, sibling), 2), -EPERM);
+	assert_level(sibling, 3);
+
+	assert_ret(path_write_level(GRANT_MIN_PATH, "2"), 0);
+	assert_ret(perf_open_as(g, AS_ROOT, &user_only), 0);
+	assert_ret(perf_open_as(sibling, AS_ROOT, &user_only), -EACCES);
+}
+
+/* --- the ioctls' structure -------------------------------------------- */
+
+/* The size of a request: the ioctl's number says it (_IOC_SIZE()). */
+#define GRANT_SIZED(size)	_IOC(_IOC_WRITE, NSIO, 0x21, (size))
+#define GET_SIZED(size)		_IOC(_IOC_READ, NSIO, 0x20, (size))
+
+/* A larger version of the structure: 8 more bytes. */
+struct ns_perf_paranoid_next {
+	struct ns_perf_paranoid v0;
+	uint64_t more;
+};
+
+/*
+ * The structure can grow: the kernel takes its size from the ioctl's
+ * number. GRANT of a larger one works when the bytes it does not know are
+ * zero and is E2BIG when they are not; GET of a larger one zeroes them;
+ * one smaller than the first version (16 bytes) is EINVAL; nothing changes
+ * on a refusal.
+ */
+static void ioctl_size_comes_from_the_number(void **state)
+{
+	struct fixture *f = *state;
+	struct ns_perf_paranoid_next next;
+	struct agent *g;
+	int gfd;
+
+	assert_ret(NS_PERF_PARANOID_SIZE_VER0, 16);
+	assert_ret(sizeof(struct ns_perf_paranoid), 16);
+	assert_ret(_IOC_SIZE(NS_PERF_PARANOID_GRANT), 16);
+	lock_host();
+	g = fixture_add(f, container_new());
+	gfd = ns_fd(f, g);
+
+	memset(&next, 0, sizeof(next));
+	next.v0.level = 2;
+	next.more = 1;
+	assert_ret(ioctl(gfd, GRANT_SIZED(sizeof(next)), &next) ? -errno : 0,
+		   -E2BIG);
+	next.more = 1ULL << 63;
+	assert_ret(ioctl(gfd, GRANT_SIZED(sizeof(next)), &next) ? -errno : 0,
+		   -E2BIG);
+	assert_get(gfd, 3, NONE, NONE);
+	assert_ret(ioctl(gfd, GRANT_SIZED(8), &next) ? -errno : 0, -EINVAL);
+	assert_ret(ioctl(gfd, GRANT_SIZED(15), &next) ? -errno : 0, -EINVAL);
+	assert_ret(ioctl(gfd, GRANT_SIZED(0), &next) ? -errno : 0, -EINVAL);
+	assert_get(gfd, 3, NONE, NONE);
+	assert_level(g, 3);
+
+	next.more = 0;
+	assert_ret(ioctl(gfd, GRANT_SIZED(sizeof(next)), &next) ? -errno : 0,
+		   0);
+	assert_get(gfd, 2, NONE, 2);
+	assert_level(g, 2);
+
+	memset(&next, 0xff, sizeof(next));
+	assert_ret(ioctl(gfd, GET_SIZED(sizeof(next)), &next) ? -errno : 0, 0);
+	assert_ret(next.v0.level, 2);
+	assert_ret(next.v0.flags, NS_PERF_PARANOID_ANCHORED);
+	assert_ret(next.v0.own, 0);
+	assert_ret(next.v0.granted, 2);
+	assert_true(next.more == 0);
+	assert_ret(ioctl(gfd, GET_SIZED(8), &next) ? -errno : 0, -EINVAL);
+}
+
+/*
+ * Each grant and each revoke writes one line to the kernel log, starting
+ * "perf: user namespace " and the namespace's inode number, and saying who
+ * made it; a refused grant writes none.
+ */
+
+/* The kernel log's lines about @ino read from @kmsg since the last call. */
+static int kmsg_lines_about(int kmsg, unsigned long ino, char *line,
+			    size_t size)
+{
+	char rec[1024], want[64], *text;
+	int n = 0, len;
+	ssize_t r;
+
+	len = snprintf(want, sizeof(want), "perf: user namespace %lu", ino);
+	line[0] = '\0';
+	for (;;) {
+		r = read(kmsg, rec, sizeof(rec) - 1);
+		if (r < 0 && errno == EPIPE)
+			continue;
+		if (r <= 0)
+			break;
+		rec[r] = '\0';
+		/* "prio,seq,time,flags;text\n" */
+		text = strchr(rec, ';');
+		if (!text++ || strncmp(text, want, len) ||
+		    (text[len] >= '0' && text[len] <= '9'))
+			continue;
+		text[strcspn(text, "\n")] = '\0';
+		snprintf(line, size, "%s", text);
+		n++;
+	}
+	return n;
+}
+
+static void grant_and_revoke_are_logged(void **state)
+{
+	struct fixture *f = *state;
+	char line[512];
+	struct stat st;
+	struct agent *g;
+	int kmsg, gfd;
+
+	lock_host();
+	g = fixture_add(f, container_new());
+	gfd = ns_fd(f, g);
+	assert_int_equal(fstat(gfd, &st), 0);
+	kmsg = fixture_fd(f, open("/dev/kmsg", O_RDONLY | O_NONBLOCK |
+				  O_CLOEXEC));
+	assert_int_equal(lseek(kmsg, 0, SEEK_END) < 0 ? -errno : 0, 0);
+
+	assert_ret(ns_grant(gfd, 2), 0);
+	assert_ret(kmsg_lines_about(kmsg, st.st_ino, line, sizeof(line)), 1);
+	diag("grant: %s", line);
+	assert_non_null(strstr(line, "granted"));
+	assert_null(strstr(line, "revoked"));
+	assert_non_null(strstr(line, " 2 "));
+	assert_non_null(strstr(line, "uid 0"));
+
+	assert_ret(ns_grant(gfd, 1), -EPERM);
+	assert_ret(kmsg_lines_about(kmsg, st.st_ino, line, sizeof(line)), 0);
+
+	assert_ret(ns_revoke(gfd), 0);
+	assert_ret(kmsg_lines_about(kmsg, st.st_ino, line, sizeof(line)), 1);
+	diag("revoke: %s", line);
+	assert_non_null(strstr(line, "revoked"));
+	assert_non_null(strstr(line, "uid 0"));
 }
 
 /* --- who may grant ---------------------------------------------------- */
@@ -386,8 +687,8 @@ static void only_host_cap_sys_admin_grants(void **state)
 	assert_ret(ns_grant(fixture_fd(f, out.fd), 2), -EPERM);
 
 	/* Nothing changed */
-	assert_anchored(gfd, 3, 3, false);
-	assert_anchored(nfd, 3, 3, false);
+	assert_get(gfd, 3, NONE, NONE);
+	assert_get(nfd, 3, NONE, NONE);
 	assert_level(g, 3);
 
 	/* The positive control: the host's root with its own descriptor */
@@ -395,52 +696,125 @@ static void only_host_cap_sys_admin_grants(void **state)
 	assert_level(g, 2);
 }
 
-/* Rule 11: neither the initial namespace nor another kind of namespace. */
+/*
+ * Rule 11: neither the initial namespace nor another kind of namespace;
+ * GET of the initial namespace shows the host's level as its own.
+ */
 static void grant_refuses_the_host_and_other_namespaces(void **state)
 {
+	static const struct ns_perf_paranoid bad[] = {
+		{ .level = 2, .own = 1 },
+		{ .level = 2, .flags = NS_PERF_PARANOID_ANCHORED },
+		{ .level = 2, .flags = NS_PERF_PARANOID_OWN },
+		{ .level = 2, .flags = 1U << 31 },
+		{ .level = 2, .granted = 2 },
+	};
 	struct fixture *f = *state;
-	struct ns_perf_paranoid p = { .level = 2, .own = 1 };
+	struct ns_perf_paranoid p = { .level = 2 };
 	struct agent *g = fixture_add(f, container_new());
 	int host = fixture_fd(f, open("/proc/self/ns/user", O_RDONLY));
 	int net = fixture_fd(f, open("/proc/self/ns/net", O_RDONLY));
 	int gfd = ns_fd(f, g);
+	unsigned int i;
 
 	assert_true(host >= 0 && net >= 0);
 	assert_ret(ns_grant(host, 2), -EINVAL);
 	assert_ret(ns_revoke(host), -EINVAL);
-	assert_anchored(host, 2, 2, false);
+	assert_get(host, 2, 2, NONE);
 	assert_ret(ns_grant(net, 2), -EINVAL);
 	assert_ret(ns_revoke(net), -EINVAL);
 	assert_ret(ioctl(net, NS_PERF_PARANOID_GET, &p) ? -errno : 0, -EINVAL);
 	/* Fields other than the level must be zero */
-	assert_ret(ioctl(gfd, NS_PERF_PARANOID_GRANT, &p) ? -errno : 0,
-		   -EINVAL);
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		p = bad[i];
+		assert_ret(ioctl(gfd, NS_PERF_PARANOID_GRANT, &p) ? -errno : 0,
+			   -EINVAL);
+	}
 	assert_ret(ioctl(gfd, NS_PERF_PARANOID_GRANT, NULL) ? -errno : 0,
 		   -EFAULT);
-	assert_anchored(gfd, 2, 2, false);
+	assert_get(gfd, 2, NONE, NONE);
 	assert_level(NULL, 2);
 }
 
-/* Rule 12: one grant per branch; the outer revoke reaches all of it. */
-static void no_grant_inside_a_granted_namespace(void **state)
+/*
+ * Rule 12: grants nest. An outer namespace O, I in it and K in I; granting
+ * O 2 then I 1, or I 1 then O 2, keeps both grants and ends in the same
+ * state: O at 2, I and K at 1 (kernel profiling opens in I, not in O).
+ * Revoking I puts it under O's grant; granting I again and revoking O
+ * leaves I's grant alone; then revoking I puts everything under the host's
+ * level and floor again.
+ */
+struct nest {
+	struct agent *o, *i, *k;
+	int ofd, ifd, kfd;
+};
+
+static void nest_new(struct fixture *f, struct nest *t, bool outer_first)
+{
+	t->o = fixture_add(f, container_new());
+	t->i = fixture_add(f, nested_new(t->o));
+	t->k = fixture_add(f, nested_new(t->i));
+	t->ofd = ns_fd(f, t->o);
+	t->ifd = ns_fd(f, t->i);
+	t->kfd = ns_fd(f, t->k);
+	if (outer_first)
+		assert_ret(ns_grant(t->ofd, 2), 0);
+	assert_ret(ns_grant(t->ifd, 1), 0);
+	if (!outer_first)
+		assert_ret(ns_grant(t->ofd, 2), 0);
+}
+
+/* Both trees: O at @o (granted @og), I at @i (granted @ig), K at @i. */
+static void nests_are(struct nest *t, int o, int og, int i, int ig)
+{
+	int n;
+
+	for (n = 0; n < 2; n++) {
+		assert_get(t[n].ofd, o, NONE, og);
+		assert_get(t[n].ifd, i, NONE, ig);
+		assert_get(t[n].kfd, i, NONE, NONE);
+		assert_level(t[n].o, o);
+		assert_level(t[n].i, i);
+		assert_level(t[n].k, i);
+	}
+}
+
+static void nested_grants_in_either_order_end_the_same(void **state)
 {
 	struct fixture *f = *state;
-	struct agent *g, *c;
-	int gfd, cfd;
+	struct nest t[2];
+	int n;
 
 	lock_host();
-	g = fixture_add(f, container_new());
-	c = fixture_add(f, nested_new(g));
-	gfd = ns_fd(f, g);
-	cfd = ns_fd(f, c);
-	assert_ret(ns_grant(gfd, 2), 0);
-	assert_ret(ns_grant(cfd, 2), -EBUSY);
-	assert_anchored(cfd, 3, 3, false);
-	assert_ret(ns_revoke(gfd), 0);
-	assert_level(c, 3);
-	assert_ret(ns_grant(cfd, 2), 0);
-	assert_level(c, 2);
-	assert_level(g, 3);
+	assert_ret(path_write_level(GRANT_MIN_PATH, "1"), 0);
+	nest_new(f, &t[0], true);
+	nest_new(f, &t[1], false);
+	nests_are(t, 2, 2, 1, 1);
+	for (n = 0; n < 2; n++) {
+		assert_ret(perf_open_as(t[n].k, AS_ROOT, &with_kernel), 0);
+		assert_ret(perf_open_as(t[n].o, AS_ROOT, &with_kernel),
+			   -EACCES);
+		assert_ret(perf_open_as(t[n].o, AS_ROOT, &user_only), 0);
+	}
+
+	for (n = 0; n < 2; n++)
+		assert_ret(ns_revoke(t[n].ifd), 0);
+	nests_are(t, 2, 2, 2, NONE);
+	for (n = 0; n < 2; n++) {
+		assert_ret(perf_open_as(t[n].k, AS_ROOT, &with_kernel),
+			   -EACCES);
+		assert_ret(ns_grant(t[n].ifd, 1), 0);
+		assert_ret(ns_revoke(t[n].ofd), 0);
+	}
+	nests_are(t, 3, NONE, 1, 1);
+	for (n = 0; n < 2; n++) {
+		assert_ret(perf_open_as(t[n].o, AS_ROOT, &user_only), -EACCES);
+		assert_ret(perf_open_as(t[n].k, AS_ROOT, &with_kernel), 0);
+		assert_ret(ns_revoke(t[n].ifd), 0);
+	}
+	nests_are(t, 3, NONE, 3, NONE);
+	for (n = 0; n < 2; n++)
+		assert_ret(perf_open_as(t[n].k, AS_ROOT, &user_only), -EACCES);
 }
 
 /*
@@ -517,20 +891,27 @@ static void the_owner_of_g_profiles_only_inside_it(void **state)
 
 /* --- inside G --------------------------------------------------------- */
 
-/* Rule 15: a tenant still only raises, also after unshare -U. */
+/*
+ * Rule 15: a tenant still only raises, also after unshare -U. Granting G
+ * again sets the granted level anew, also below the level the tenant
+ * raised G to.
+ */
 static void inside_g_the_tenant_only_raises(void **state)
 {
 	struct fixture *f = *state;
 	struct agent *g, *c;
+	int gfd;
 
 	lock_host();
 	g = fixture_add(f, container_new());
-	grant_agent(f, g, 2);
+	gfd = ns_fd(f, g);
+	assert_ret(ns_grant(gfd, 2), 0);
 	c = fixture_add(f, nested_new(g));
 
 	assert_ret(write_level(g, "1"), -EPERM);
 	assert_ret(write_level(c, "1"), -EPERM);
 	assert_ret(write_level(g, "-1"), -EPERM);
+	assert_ret(write_level(g, "4"), -EINVAL);
 	assert_level(g, 2);
 	assert_ret(write_level(g, "2"), 0);
 	assert_ret(write_level(c, "2"), 0);
@@ -539,13 +920,20 @@ static void inside_g_the_tenant_only_raises(void **state)
 	set_level(g, 3);
 	assert_ret(write_level(g, "2"), -EPERM);
 	assert_level(g, 3);
+	assert_get(gfd, 3, 3, 2);
+
+	assert_ret(ns_grant(gfd, 2), 0);
+	assert_get(gfd, 2, NONE, 2);
+	assert_level(g, 2);
+	assert_ret(perf_open_as(g, AS_ROOT, &user_only), 0);
+	/* c's own 3 is c's */
+	assert_level(c, 3);
 }
 
 /* Rule 12: the sibling and the host's users stay refused, the floor stops. */
 static void siblings_and_host_users_stay_locked(void **state)
 {
 	struct fixture *f = *state;
-	struct perf_req user_only = { .kind = PERF_TASK };
 	struct agent *g, *sibling, *sandbox;
 
 	lock_host();
@@ -560,12 +948,16 @@ static void siblings_and_host_users_stay_locked(void **state)
 	assert_ret(perf_open_as(sandbox, AS_ROOT, &user_only), -EACCES);
 	assert_ret(perf_open_as(NULL, DEVELOPER, &user_only), -EACCES);
 
-	/* The host's floor and level do not reach G */
-	assert_ret(path_write_level(FLOOR_PATH, "4"), 0);
+	/* The host's level and floor do not reach G */
 	set_host_level(4);
 	assert_level(g, 2);
 	assert_level(sibling, 4);
 	assert_ret(perf_open_as(g, AS_ROOT, &user_only), 0);
+	set_host_level(2);
+	set_host_floor(3);
+	assert_level(g, 2);
+	assert_level(sandbox, 3);
+	assert_ret(perf_open_as(NULL, DEVELOPER, &user_only), 0);
 }
 
 /* In G: open an event and send its descriptor back. */
@@ -886,7 +1278,8 @@ static int fn_raise_loop(const void *arg, int in_fd, struct out *out)
 /*
  * Rules 12 and 16 under concurrency: the host grants and revokes in a loop
  * while the tenant raises; the tenant never reads below 2, the host reads 3
- * after every revoke, and a sandbox made before the grant stays at 3.
+ * after every revoke, and a sandbox made before the grant is at 3 at the
+ * end, under the host's level and floor.
  */
 static void grant_revoke_race_with_tenant_raises(void **state)
 {
@@ -931,11 +1324,16 @@ int main(void)
 		GTEST(grant_anchors_g_below_host_and_floor),
 		GTEST(revoke_reaches_the_whole_subtree),
 		GTEST(revoke_gives_back_a_lock_set_before_the_grant),
+		GTEST(revoke_of_a_namespace_that_set_nothing_lets_it_follow),
+		GTEST(revoke_keeps_a_level_the_tenant_raised_to),
 		GTEST(grant_min_bounds_and_suspends_grants),
 		GTEST(grant_min_is_written_by_the_host_only),
+		GTEST(grant_min_3_and_floor_3_lock_every_namespace),
+		GTEST(ioctl_size_comes_from_the_number),
+		GTEST(grant_and_revoke_are_logged),
 		GTEST(only_host_cap_sys_admin_grants),
 		GTEST(grant_refuses_the_host_and_other_namespaces),
-		GTEST(no_grant_inside_a_granted_namespace),
+		GTEST(nested_grants_in_either_order_end_the_same),
 		GTEST(the_owner_of_g_profiles_only_inside_it),
 		GTEST(inside_g_the_tenant_only_raises),
 		GTEST(siblings_and_host_users_stay_locked),

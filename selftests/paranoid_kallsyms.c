@@ -108,14 +108,18 @@ static void host_reader_at_2_sees_zeros(void **state)
 	assert_ret(addresses_shown(NULL, AS_ROOT), 1);
 }
 
-/* A container following the host at 1 shows addresses to its root. */
+/*
+ * A container following the host shows addresses to its root at 1: made
+ * with the host at 2 (zeros), it follows the host down to 1.
+ */
 static void container_reader_at_1_sees_addresses(void **state)
 {
 	struct fixture *f = *state;
 	struct agent *c;
 
-	set_host_level(1);
 	c = fixture_add(f, container_new());
+	assert_ret(addresses_shown(c, AS_ROOT), 0);
+	set_host_level(1);
 	assert_level(c, 1);
 	assert_ret(addresses_shown(c, AS_ROOT), 1);
 }

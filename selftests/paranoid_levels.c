@@ -1,15 +1,19 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * paranoid_levels - the level of each user namespace: its starting value,
- * inheritance at creation and the effective level along the chain of
- * ancestors (contract points 1 to 4), as user.perf_event_paranoid and
+ * paranoid_levels - the level of each user namespace: the host's starting
+ * value, a new namespace that has no level of its own and follows its
+ * parent both ways, a written level that holds when the host goes lower,
+ * and the effective level along the chain of ancestors (contract points 1
+ * to 4), as user.perf_event_paranoid (within -1 to 3) and
  * kernel.perf_event_paranoid show it.
  *
  * In a namespace other than the initial one, read_level() reads both files
- * and fails the test when they differ; set_level() writes
+ * and fails the test when user.perf_event_paranoid does not show
+ * kernel.perf_event_paranoid's level within -1 to 3; set_level() writes
  * user.perf_event_paranoid.
  */
 #include <fcntl.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -31,8 +35,11 @@ static void initial_ns_starts_at_level_2(void **state)
 	assert_ret(read_path_as(NULL, AS_NOBODY, USER_PATH), 2);
 }
 
-/* Rule 3: a new namespace starts at its parent's level. */
-static void new_ns_starts_at_its_parents_level(void **state)
+/*
+ * Rules 2, 3: a new namespace has no level of its own, so it reads its
+ * parent's level, whatever that is.
+ */
+static void new_ns_reads_its_parents_level(void **state)
 {
 	struct fixture *f = *state;
 	struct agent *c, *n;
@@ -48,12 +55,12 @@ static void new_ns_starts_at_its_parents_level(void **state)
 }
 
 /*
- * Rule 3: the starting level is the parent's effective level, not its
- * own one. A is created at 2; the host goes to 3, so A is at 3 without
- * having a level of 3 of its own; B is created in A then. When the host goes
- * back to 2, A follows it down but B stays at 3.
+ * Rules 2, 3: a namespace that set nothing follows its parent both ways, at
+ * any depth and whenever it was made. A is made at 2; the host goes to 3,
+ * so A is at 3 without having a level of 3 of its own; B is made in A then.
+ * When the host goes back to 2 and to 1, A and B both follow it down.
  */
-static void new_ns_inherits_effective_not_own_level(void **state)
+static void ns_that_set_nothing_follows_its_parent_down(void **state)
 {
 	struct fixture *f = *state;
 	struct agent *a, *b;
@@ -67,7 +74,10 @@ static void new_ns_inherits_effective_not_own_level(void **state)
 
 	set_host_level(2);
 	assert_level(a, 2);
-	assert_level(b, 3);
+	assert_level(b, 2);
+	set_host_level(1);
+	assert_level(a, 1);
+	assert_level(b, 1);
 }
 
 /* Rule 2: raising the host reaches running namespaces at once. */
@@ -91,63 +101,88 @@ static void running_container_follows_host_raise(void **state)
 	assert_level(c, 3);
 	assert_level(n, 3);
 
+	/* Above 3: kernel.perf_event_paranoid shows it, user. shows 3. */
 	set_host_level(5);
 	assert_level(c, 5);
 	assert_level(n, 5);
+	assert_ret(fd_read_level(cfd), 3);
+	assert_ret(fd_read_level(nfd), 3);
 	/* The initial namespace's user.perf_event_paranoid follows the host. */
-	assert_ret(path_read_level(USER_PATH), 5);
+	assert_ret(path_read_level(USER_PATH), 3);
 }
 
-/* Rules 2, 3: lowering the host never takes a namespace below its level. */
+/*
+ * Rule 2: a namespace that wrote its level stays there when the host goes
+ * lower, and so does every namespace below it.
+ */
 static void container_stays_locked_when_host_lowers(void **state)
 {
 	struct fixture *f = *state;
-	struct agent *c, *n;
+	struct agent *c, *n, *m;
 
 	c = fixture_add(f, container_new());
 	set_level(c, 3);
 	n = fixture_add(f, nested_new(c));
+	assert_level(n, 3);
 
 	set_host_level(4);
 	assert_level(c, 4);
 	assert_level(n, 4);
+	set_host_level(1);
+	assert_level(c, 3);
+	assert_level(n, 3);
+	/* One made now, with the host at 1, is held there too. */
+	m = fixture_add(f, nested_new(n));
+	assert_level(m, 3);
 	set_host_level(-1);
 	assert_level(c, 3);
 	assert_level(n, 3);
+	assert_level(m, 3);
 	assert_ret(host_level(), -1);
 }
 
-/* Rule 3: a namespace created while the host was at 3 stays at 3. */
-static void ns_created_while_host_at_3_stays_3(void **state)
+/*
+ * Rules 2, 3: a namespace made while the host was at 3 follows the host
+ * back down to 2 and below; one made at the same time that wrote 3 stays.
+ */
+static void ns_created_while_host_at_3_follows_it_down(void **state)
 {
 	struct fixture *f = *state;
-	struct agent *c;
+	struct agent *c, *locked;
 
 	set_host_level(3);
 	c = fixture_add(f, container_new());
+	locked = fixture_add(f, container_new());
 	assert_level(c, 3);
+	set_level(locked, 3);
 	set_host_level(2);
-	assert_level(c, 3);
+	assert_level(c, 2);
+	assert_level(locked, 3);
 	set_host_level(-1);
-	assert_level(c, 3);
+	assert_level(c, -1);
+	assert_level(locked, 3);
 }
 
-/* Rules 2, 3: one made at 2 follows the host up and back to 2, no lower. */
-static void ns_created_at_2_follows_host_up_and_down(void **state)
+/*
+ * Rule 2, the invariant: a namespace where nothing was written reads the
+ * host's level at every step, up and down, above 3 and below -1 too (in
+ * kernel.perf_event_paranoid; user.perf_event_paranoid shows it within -1
+ * to 3, which read_level() checks).
+ */
+static void ns_that_set_nothing_reads_the_host_level(void **state)
 {
+	static const int levels[] = { 3, 2, 1, 0, -1, 4, 2, -5, 1, 100, 2 };
 	struct fixture *f = *state;
-	struct agent *c;
+	struct agent *c, *n;
+	unsigned int i;
 
 	c = fixture_add(f, container_new());
-	assert_level(c, 2);
-	set_host_level(3);
-	assert_level(c, 3);
-	set_host_level(2);
-	assert_level(c, 2);
-	set_host_level(1);
-	assert_level(c, 2);
-	set_host_level(-1);
-	assert_level(c, 2);
+	n = fixture_add(f, nested_new(c));
+	for (i = 0; i < ARRAY_SIZE(levels); i++) {
+		set_host_level(levels[i]);
+		assert_level(c, levels[i]);
+		assert_level(n, levels[i]);
+	}
 }
 
 /* Rule 2: effective = max(own, parent's effective) at every depth. */
@@ -156,23 +191,28 @@ static void effective_level_is_max_along_the_chain(void **state)
 	struct fixture *f = *state;
 	struct agent *a, *b, *c;
 
+	set_host_level(0);
 	a = fixture_add(f, container_new());
 	b = fixture_add(f, nested_new(a));
 	c = fixture_add(f, nested_new(b));
-	set_level(b, 4);
-	assert_level(a, 2);
-	assert_level(c, 4);
-	set_level(a, 3);
-	assert_level(b, 4);
-	assert_level(c, 4);
+	set_level(b, 2);
+	assert_level(a, 0);
+	assert_level(c, 2);
+	set_level(a, 1);
+	assert_level(b, 2);
+	assert_level(c, 2);
 	set_host_level(6);
 	assert_level(a, 6);
 	assert_level(b, 6);
 	assert_level(c, 6);
-	set_host_level(2);
-	assert_level(a, 3);
-	assert_level(b, 4);
-	assert_level(c, 4);
+	set_host_level(-1);
+	assert_level(a, 1);
+	assert_level(b, 2);
+	assert_level(c, 2);
+	set_level(c, 3);
+	assert_level(a, 1);
+	assert_level(b, 2);
+	assert_level(c, 3);
 }
 
 /* Sibling namespaces do not see each other's levels. */
@@ -181,15 +221,17 @@ static void sibling_containers_are_independent(void **state)
 	struct fixture *f = *state;
 	struct agent *c1, *c2, *n1, *n2;
 
+	set_host_level(0);
 	c1 = fixture_add(f, container_new());
 	c2 = fixture_add(f, container_new());
 	n1 = fixture_add(f, nested_new(c1));
 	n2 = fixture_add(f, nested_new(c1));
-	set_level(c1, 3);
-	set_level(n1, 5);
-	assert_level(c2, 2);
-	assert_level(n2, 3);
-	assert_ret(host_level(), 2);
+	set_level(c1, 1);
+	set_level(n1, 3);
+	assert_level(c2, 0);
+	assert_level(n2, 1);
+	assert_level(n1, 3);
+	assert_ret(host_level(), 0);
 }
 
 /*
@@ -198,18 +240,19 @@ static void sibling_containers_are_independent(void **state)
  * the host gives three values.
  */
 /*
- * A container at 3 and a namespace nested in it at 4; @path opened for
- * reading on the host (*hfd), in the container (*cfd) and in the nested
- * namespace (*nfd).
+ * The host at 1, a container at 2 and a namespace nested in it at 3; @path
+ * opened for reading on the host (*hfd), in the container (*cfd) and in the
+ * nested namespace (*nfd).
  */
 static void open_in_three(struct fixture *f, const char *path,
 			  struct agent **c, struct agent **n,
 			  int *hfd, int *cfd, int *nfd)
 {
+	set_host_level(1);
 	*c = fixture_add(f, container_new());
 	*n = fixture_add(f, nested_new(*c));
-	set_level(*c, 3);
-	set_level(*n, 4);
+	set_level(*c, 2);
+	set_level(*n, 3);
 
 	*hfd = fixture_fd(f, open(path, O_RDONLY | O_CLOEXEC));
 	assert_ret(open_path_as(*c, AS_ROOT, path, O_RDONLY, cfd), 0);
@@ -225,17 +268,20 @@ static void user_file_shows_level_of_ns_it_was_opened_in(void **state)
 	int hfd, cfd, nfd;
 
 	open_in_three(f, USER_PATH, &c, &n, &hfd, &cfd, &nfd);
-	assert_ret(fd_read_level(hfd), 2);
-	assert_ret(fd_read_level(cfd), 3);
-	assert_ret(fd_read_level(nfd), 4);
+	assert_ret(fd_read_level(hfd), 1);
+	assert_ret(fd_read_level(cfd), 2);
+	assert_ret(fd_read_level(nfd), 3);
+	/* Read anywhere else, each still shows its namespace's level. */
+	assert_ret(read_fd_as(n, AS_ROOT, hfd), 1);
+	assert_ret(read_fd_as(c, AS_ROOT, nfd), 3);
 }
 
 /*
  * kernel.perf_event_paranoid shows the level in force in the namespace of
  * whoever reads it, whatever namespace it was opened in: opened in a
- * container at 3 and in a namespace nested in it at 4, read on the host
- * both show 2; read in the nested namespace, 4; the host's own descriptor
- * read in the container, 3.
+ * container at 2 and in a namespace nested in it at 3, read on the host
+ * both show the host's 1; read in the nested namespace, 3; the host's own
+ * descriptor read in the container, 2.
  */
 static void kernel_file_shows_level_of_its_reader(void **state)
 {
@@ -244,28 +290,55 @@ static void kernel_file_shows_level_of_its_reader(void **state)
 	int hfd, cfd, nfd;
 
 	open_in_three(f, PARANOID_PATH, &c, &n, &hfd, &cfd, &nfd);
-	assert_ret(fd_read_level(hfd), 2);
-	assert_ret(fd_read_level(cfd), 2);
-	assert_ret(fd_read_level(nfd), 2);
-	assert_ret(read_fd_as(n, AS_ROOT, cfd), 4);
-	assert_ret(read_fd_as(c, AS_NOBODY, hfd), 3);
-	assert_ret(read_fd_as(c, AS_ROOT, nfd), 3);
+	assert_ret(fd_read_level(hfd), 1);
+	assert_ret(fd_read_level(cfd), 1);
+	assert_ret(fd_read_level(nfd), 1);
+	assert_ret(read_fd_as(n, AS_ROOT, cfd), 3);
+	assert_ret(read_fd_as(c, AS_NOBODY, hfd), 2);
+	assert_ret(read_fd_as(c, AS_ROOT, nfd), 2);
+}
+
+/*
+ * user.perf_event_paranoid shows the level in force within -1 to 3, the
+ * values it takes; kernel.perf_event_paranoid read in the same namespace
+ * shows it as it is. The host at 7: 3 and 7; at -9: -1 and -9.
+ */
+static void user_file_shows_the_level_within_minus_1_to_3(void **state)
+{
+	struct fixture *f = *state;
+	struct agent *c = fixture_add(f, container_new());
+
+	set_host_level(7);
+	assert_ret(read_path_as(c, AS_ROOT, USER_PATH), 3);
+	assert_ret(read_path_as(c, AS_ROOT, PARANOID_PATH), 7);
+	assert_ret(path_read_level(USER_PATH), 3);
+	set_host_level(-9);
+	assert_ret(read_path_as(c, AS_ROOT, USER_PATH), -1);
+	assert_ret(read_path_as(c, AS_ROOT, PARANOID_PATH), -9);
+	assert_ret(path_read_level(USER_PATH), -1);
+	set_host_level(INT_MIN);
+	assert_ret(read_path_as(c, AS_NOBODY, USER_PATH), -1);
+	assert_ret(read_path_as(c, AS_NOBODY, PARANOID_PATH), INT_MIN);
+	set_host_level(INT_MAX);
+	assert_ret(read_path_as(c, AS_NOBODY, USER_PATH), 3);
+	assert_ret(read_path_as(c, AS_NOBODY, PARANOID_PATH), INT_MAX);
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		TEST(initial_ns_starts_at_level_2),
-		TEST(new_ns_starts_at_its_parents_level),
-		TEST(new_ns_inherits_effective_not_own_level),
+		TEST(new_ns_reads_its_parents_level),
+		TEST(ns_that_set_nothing_follows_its_parent_down),
 		TEST(running_container_follows_host_raise),
 		TEST(container_stays_locked_when_host_lowers),
-		TEST(ns_created_while_host_at_3_stays_3),
-		TEST(ns_created_at_2_follows_host_up_and_down),
+		TEST(ns_created_while_host_at_3_follows_it_down),
+		TEST(ns_that_set_nothing_reads_the_host_level),
 		TEST(effective_level_is_max_along_the_chain),
 		TEST(sibling_containers_are_independent),
 		TEST(user_file_shows_level_of_ns_it_was_opened_in),
 		TEST(kernel_file_shows_level_of_its_reader),
+		TEST(user_file_shows_the_level_within_minus_1_to_3),
 	};
 
 	return RUN_TESTS("paranoid_levels", tests);

@@ -120,6 +120,37 @@ static void container_refused_when_host_raised_to_3(void **state)
 	assert_ret(perf_open_as(c, AS_ROOT, &user_only), 0);
 }
 
+/*
+ * Rules 2, 8: a container made while the host was at 3, which never wrote
+ * its level, follows the host down to 2 and opens a user-space event; one
+ * made beside it that wrote 3 stays refused, and so does one nested in it.
+ */
+static void container_made_at_3_follows_host_down_and_opens(void **state)
+{
+	struct fixture *f = *state;
+	struct agent *c, *locked, *n;
+
+	set_host_level(3);
+	c = fixture_add(f, container_new());
+	locked = fixture_add(f, container_new());
+	assert_ret(perf_open_as(c, AS_ROOT, &user_only), -EACCES);
+	assert_ret(perf_open_as(c, AS_NOBODY, &user_only), -EACCES);
+	assert_ret(write_level(locked, "3"), 0);
+	n = fixture_add(f, nested_new(locked));
+
+	set_host_level(2);
+	assert_level(c, 2);
+	assert_ret(perf_open_as(c, AS_ROOT, &user_only), 0);
+	assert_ret(perf_open_as(c, AS_NOBODY, &user_only), 0);
+	assert_ret(perf_open_as(c, AS_ROOT, &with_kernel), -EACCES);
+	assert_ret(perf_open_as(locked, AS_ROOT, &user_only), -EACCES);
+	assert_ret(perf_open_as(n, AS_ROOT, &user_only), -EACCES);
+	/* Further down, to 1: kernel profiling too. */
+	set_host_level(1);
+	assert_ret(perf_open_as(c, AS_ROOT, &with_kernel), 0);
+	assert_ret(perf_open_as(locked, AS_ROOT, &user_only), -EACCES);
+}
+
 /* Rules 8, 9: level 3 on the host. */
 static void host_level_3_refuses_unprivileged_user(void **state)
 {
@@ -239,6 +270,7 @@ int main(void)
 		TEST(nested_ns_root_cannot_escape_container_level),
 		TEST(container_at_3_stays_refused_when_host_at_minus_1),
 		TEST(container_refused_when_host_raised_to_3),
+		TEST(container_made_at_3_follows_host_down_and_opens),
 		TEST(host_level_3_refuses_unprivileged_user),
 		TEST(host_level_3_allows_cap_sys_admin),
 		TEST(cap_perfmon_alone_passes_level_3_on_host),

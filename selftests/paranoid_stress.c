@@ -2,9 +2,11 @@
 /*
  * paranoid_stress - user namespaces created and destroyed thousands of
  * times by several processes while the host flips its level between 1 and 3
- * and containers write theirs. No operation may fail other than as the
- * contract says, and no level read may leave the bounds the contract gives,
- * whatever the interleaving.
+ * and containers write theirs, inside -1 to 3 and outside. No operation may
+ * fail other than as the contract says, and no level read may leave the
+ * bounds the contract gives, whatever the interleaving: a namespace that
+ * set nothing follows the host anywhere between 1 and 3, one that wrote v
+ * never reads below v.
  *
  * SELFTESTS_STRESS_SECONDS sets the length (default 20; on a slow kernel the
  * churn goes on until it made 1000 namespaces, at most 6 times as long),
@@ -123,40 +125,53 @@ static int finish(struct shared *sh, struct out *out, long first)
 
 /*
  * Bounds the contract gives for a namespace whose history is only partly
- * known: its own level is at least own_lo, its effective level at most
- * eff_hi. Check a write of @v and a read afterwards, and update the bounds.
+ * known: the level in force there is at least *@lo and at most *@hi. Check
+ * a write of @v (outside -1 to 3: EINVAL; below *@lo: EPERM; at or above
+ * *@hi: taken; between them either) and a read afterwards, and update the
+ * bounds: once @v is taken the level is at least @v.
  */
 static void checked_write(struct shared *sh, const char *where, int v,
-			  int *own_lo, int *eff_hi)
+			  int *lo, int *hi)
 {
 	int ret = write_now(sh, v), level;
 
 	count(&sh->writes);
-	if (v < *own_lo && ret != -EPERM)
-		report(sh, "%s: writing %d below own %d: %s", where, v,
-		       *own_lo, ret_str(ret));
-	else if (v >= *eff_hi && ret)
-		report(sh, "%s: writing %d at or above %d: %s", where, v,
-		       *eff_hi, ret_str(ret));
-	else if (ret && ret != -EPERM)
+	if (v < LEVEL_MIN || v > LEVEL_MAX) {
+		if (ret != -EINVAL)
+			report(sh, "%s: writing %d: %s, not EINVAL", where, v,
+			       ret_str(ret));
+	} else if (v < *lo && ret != -EPERM) {
+		report(sh, "%s: writing %d below %d: %s", where, v, *lo,
+		       ret_str(ret));
+	} else if (v >= *hi && ret) {
+		report(sh, "%s: writing %d at or above %d: %s", where, v, *hi,
+		       ret_str(ret));
+	} else if (ret && ret != -EPERM) {
 		report(sh, "%s: writing %d: %s", where, v, ret_str(ret));
+	}
 	if (!ret) {
-		*own_lo = v;
-		if (v > *eff_hi)
-			*eff_hi = v;
+		*lo = v;
+		if (v > *hi)
+			*hi = v;
 	} else {
 		count(&sh->refused);
 	}
 	level = read_now(sh);
 	count(&sh->reads);
-	if (level < *own_lo || level > *eff_hi)
+	if (level < *lo || level > *hi)
 		report(sh, "%s: reads %s, outside [%d, %d]", where,
-		       ret_str(level), *own_lo, *eff_hi);
+		       ret_str(level), *lo, *hi);
+}
+
+/* A value to write: -1 to 3 mostly, sometimes just outside. */
+static int random_value(void)
+{
+	return LEVEL_MIN - 1 + rand() % (LEVEL_MAX - LEVEL_MIN + 3);
 }
 
 struct churn_arg {
 	unsigned int secs;
-	int own_lo, eff_hi;	/* the bounds of the namespace it runs in */
+	int lo, hi;		/* the bounds of the namespace it runs in */
 	int procs;		/* concurrent churning processes */
 	long min_ns;		/* go on after secs until this many... */
 	unsigned int max_secs;	/* ...but no longer than this */
@@ -169,7 +184,7 @@ struct churn_arg {
 static void __attribute__((noreturn))
 churn_once(struct shared *sh, const struct churn_arg *a, unsigned int seed)
 {
-	int own_lo = a->own_lo, eff_hi = a->eff_hi, depth, n, level, v;
+	int lo = a->lo, hi = a->hi, depth, n, level;
 
 	/* After setuid (the host user), /proc/self is root's otherwise. */
 	prctl(PR_SET_DUMPABLE, 1);
@@ -181,29 +196,28 @@ churn_once(struct shared *sh, const struct churn_arg *a, unsigned int seed)
 			_exit(1);
 		}
 		count(&sh->namespaces);
-		/* A new namespace starts at its parent's effective level. */
+		/* A new namespace has the level in force in its parent. */
 		level = read_now(sh);
 		count(&sh->reads);
-		if (level < own_lo || level > eff_hi) {
+		if (level < lo || level > hi) {
 			report(sh, "new namespace reads %s, outside [%d, %d]",
-			       ret_str(level), own_lo, eff_hi);
+			       ret_str(level), lo, hi);
 			_exit(1);
 		}
 		switch (rand() % 3) {
 		case 0:
 			break;
 		case 1:		/* anything, lower ones included */
-			v = own_lo - 2 + rand() % (eff_hi - own_lo + 5);
-			checked_write(sh, "churn", v, &own_lo, &eff_hi);
+			checked_write(sh, "churn", random_value(), &lo, &hi);
 			break;
-		case 2:		/* above everything: must succeed, exactly */
-			v = eff_hi + 1 + rand() % 2;
-			checked_write(sh, "churn", v, &own_lo, &eff_hi);
-			if (read_now(sh) != v)
-				report(sh, "raised to %d, reads %s", v,
+		case 2:		/* the top: must succeed, and lock it there */
+			checked_write(sh, "churn", LEVEL_MAX, &lo, &hi);
+			if (read_now(sh) != LEVEL_MAX)
+				report(sh, "raised to %d, reads %s", LEVEL_MAX,
 				       ret_str(read_now(sh)));
-			if (write_now(sh, v - 1) != -EPERM)
-				report(sh, "lowered %d to %d", v, v - 1);
+			if (write_now(sh, LEVEL_MAX - 1) != -EPERM)
+				report(sh, "lowered %d to %d", LEVEL_MAX,
+				       LEVEL_MAX - 1);
 			break;
 		}
 	}
@@ -252,24 +266,24 @@ static int fn_churn(const void *arg, int in_fd, struct out *out)
 
 struct writer_arg {
 	unsigned int secs;
-	int own;		/* own level of the namespace it writes */
-	int bound;		/* its parent's effective level is at most */
-	int hi;			/* writes values in [-1, hi] */
+	int lo, hi;		/* the bounds of the namespace it writes */
 	int procs;		/* concurrent writers */
 };
 
 /*
  * Several processes of one long-lived container write random levels into it
- * at once. Each one knows a lower bound of the level (the highest value
- * written by anyone that it saw succeed is not known, its own are); at the
- * end the level must be the highest value any of them wrote.
+ * at once. Each one knows a lower bound of the level (only what it wrote
+ * itself, since others raise it too) and the upper bound (the highest
+ * level anyone may write or the host may be at); at the end the level must
+ * be the highest value any of them wrote, or the host's if higher. Returns
+ * that value (LEVEL_MIN - 1 if none was written).
  */
 static int fn_writer(const void *arg, int in_fd, struct out *out)
 {
 	const struct writer_arg *a = arg;
 	struct shared *sh = shared_new();
 	time_t end = time(NULL) + a->secs;
-	int p, top = a->own, own_lo, eff_hi, v, *tops;
+	int p, top = LEVEL_MIN - 1, lo, hi, v, *tops;
 	pid_t pid;
 
 	(void)in_fd;
@@ -284,19 +298,13 @@ static int fn_writer(const void *arg, int in_fd, struct out *out)
 		if (pid)
 			continue;
 		srand(seed_for(p));
-		own_lo = a->own;
-		eff_hi = a->own > a->bound ? a->own : a->bound;
-		tops[p] = a->own;
+		lo = a->lo;
+		hi = a->hi;
+		tops[p] = LEVEL_MIN - 1;
 		while (time(NULL) < end && !sh->errors) {
-			v = -1 + rand() % (a->hi + 2);
-			/*
-			 * Others raise it too: only what this process
-			 * wrote is a lower bound, and the upper bound is
-			 * the highest value anyone may write.
-			 */
-			eff_hi = a->hi > a->bound ? a->hi : a->bound;
-			checked_write(sh, "writer", v, &own_lo, &eff_hi);
-			if (own_lo == v && v > tops[p])
+			v = random_value();
+			checked_write(sh, "writer", v, &lo, &hi);
+			if (lo == v && v > tops[p])
 				tops[p] = v;
 			/* Leave the single vCPU to the churn too. */
 			usleep(500);
@@ -324,11 +332,12 @@ static void namespace_churn_keeps_levels_consistent(void **state)
 	struct fixture *f = *state;
 	unsigned int secs = seconds();
 	struct agent *c1, *n1, *c2, *host;
-	struct churn_arg in_c2 = { secs, 2, HOST_MAX, 2, 500, 6 * secs };
+	struct churn_arg in_c2 = { secs, HOST_MIN, HOST_MAX, 2, 500,
+				   6 * secs };
 	struct churn_arg on_host = { secs, HOST_MIN, HOST_MAX, 2, 500,
 				     6 * secs };
-	struct writer_arg w_c1 = { secs, 2, HOST_MAX, 6, 2 };
-	struct writer_arg w_n1 = { secs, 2, 6, 9, 2 };
+	struct writer_arg w_c1 = { secs, HOST_MIN, HOST_MAX, 2 };
+	struct writer_arg w_n1 = { secs, HOST_MIN, HOST_MAX, 2 };
 	struct out o_c2, o_host, o_c1, o_n1;
 	int r_c2, r_host, r_c1, r_n1, flips = 0, level, top_c1, top_n1;
 	time_t end;
@@ -380,13 +389,21 @@ static void namespace_churn_keeps_levels_consistent(void **state)
 	assert_true(o_n1.val[1] > 100 && o_n1.val[2] > 10);
 	assert_true(flips > 100);
 
-	/* Concurrent raises end at the highest one, the host at 2 again. */
+	/*
+	 * Concurrent raises end at the highest one, the host at 2 again; c2,
+	 * where nothing was written, follows the host down to 1 and -1.
+	 */
 	top_c1 = o_c1.val[0];
 	top_n1 = o_n1.val[0] > top_c1 ? o_n1.val[0] : top_c1;
+	assert_true(top_c1 >= LEVEL_MIN && top_n1 >= LEVEL_MIN);
 	assert_level(c1, top_c1 > 2 ? top_c1 : 2);
 	assert_level(n1, top_n1 > 2 ? top_n1 : 2);
 	assert_level(c2, 2);
 	assert_ret(host_level(), 2);
+	set_host_level(-1);
+	assert_level(c1, top_c1);
+	assert_level(n1, top_n1);
+	assert_level(c2, -1);
 }
 
 int main(void)

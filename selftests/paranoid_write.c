@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * paranoid_write - who may write a namespace's level, and which values:
- * raise only outside the initial namespace, CAP_SYS_ADMIN over the namespace
- * to write user.perf_event_paranoid (contract points 5 and 6); the host's
+ * -1 to 3, raise only outside the initial namespace (writing the level in
+ * force locks it), CAP_SYS_ADMIN over the namespace to write
+ * user.perf_event_paranoid (contract points 5 and 6); the host's
  * kernel.perf_event_paranoid written as on a kernel without the series, and
  * refused from any other namespace; user.perf_event_paranoid read-only in
  * the initial namespace.
@@ -33,27 +34,74 @@ static void rootless_container_root_can_raise_its_level(void **state)
 
 	assert_ret(write_level(c, "3"), 0);
 	assert_level(c, 3);
-	assert_ret(write_level(c, "7"), 0);
-	assert_level(c, 7);
 	assert_ret(host_level(), 2);
 }
 
-/* Rule 6: writing the level in force again succeeds. */
+/*
+ * Rule 6: writing the level in force again succeeds, and locks the
+ * namespace there: it no longer follows the host down.
+ */
 static void container_root_can_write_its_level_again(void **state)
 {
 	struct fixture *f = *state;
 	struct agent *c = fixture_add(f, container_new());
+	struct agent *d = fixture_add(f, container_new());
 
 	assert_ret(write_level(c, "2"), 0);
 	assert_level(c, 2);
+	set_host_level(1);
+	assert_level(c, 2);
+	assert_level(d, 1);
+	set_host_level(2);
 	set_level(c, 3);
 	assert_ret(write_level(c, "3"), 0);
 	assert_level(c, 3);
-	/* Equal to an inherited level: the host's 4. */
+	/*
+	 * The host at 4: user.perf_event_paranoid shows 3, and 3 is what
+	 * writing the level in force again means; then 3 holds at 2.
+	 */
 	set_host_level(4);
-	assert_ret(write_level(c, "4"), 0);
+	assert_ret(read_path_as(d, AS_ROOT, USER_PATH), 3);
+	assert_ret(write_level(d, "3"), 0);
+	assert_level(d, 4);
 	set_host_level(2);
-	assert_level(c, 4);
+	assert_level(d, 3);
+	assert_level(c, 3);
+}
+
+/*
+ * Rules 6, 7: user.perf_event_paranoid takes -1 to 3 only; anything else is
+ * EINVAL, also where the value would be below the level (EINVAL comes
+ * before EPERM), and changes nothing.
+ */
+static void container_level_takes_minus_1_to_3_only(void **state)
+{
+	static const char *const bad[] = { "4", "7", "-2", "100",
+					   "2147483647", "-2147483648",
+					   "0x4", "040" };
+	struct fixture *f = *state;
+	struct agent *c = fixture_add(f, container_new());
+	unsigned int i, at;
+	int ret;
+
+	for (at = 0; at < 2; at++) {
+		/* At -1, then at 3 where "-2" and INT_MIN are below it. */
+		if (at == 0)
+			set_host_level(-1);
+		else
+			set_level(c, 3);
+		for (i = 0; i < ARRAY_SIZE(bad); i++) {
+			ret = write_level(c, bad[i]);
+			if (ret != -EINVAL)
+				fail_msg("writing \"%s\" at %d: %s, not "
+					 "-EINVAL", bad[i], at ? 3 : -1,
+					 ret_str(ret));
+		}
+		assert_level(c, at ? 3 : -1);
+		set_host_level(2);
+	}
+	set_host_level(-1);
+	assert_level(c, 3);
 }
 
 /* Rule 6: lowering fails with EPERM and changes nothing. */
@@ -86,41 +134,47 @@ static void container_root_cannot_go_below_host_level(void **state)
 	assert_level(c, 3);
 }
 
-/* Bad input: a negative level in a container is below its floor. */
-static void container_rejects_negative_level(void **state)
+/*
+ * -1, the lowest level, in a container: written at -1 it sets -1, which
+ * holds nothing (the container follows the host up again); with the host
+ * at 2 it is below the level (EPERM). Below -1 is no level (EINVAL).
+ */
+static void container_minus_1_is_the_lowest_level(void **state)
 {
 	struct fixture *f = *state;
-	struct agent *c;
+	struct agent *c, *d;
 
 	set_host_level(-1);
-	/* Created at -1, a container can keep -1 but not go lower. */
 	c = fixture_add(f, container_new());
 	assert_level(c, -1);
 	assert_ret(write_level(c, "-1"), 0);
-	assert_ret(write_level(c, "-2"), -EPERM);
-	assert_ret(write_level(c, "-2147483648"), -EPERM);
+	assert_ret(write_level(c, "-2"), -EINVAL);
+	assert_ret(write_level(c, "-2147483648"), -EINVAL);
 	assert_level(c, -1);
 	set_host_level(2);
-	c = fixture_add(f, container_new());
-	assert_ret(write_level(c, "-1"), -EPERM);
 	assert_level(c, 2);
+	d = fixture_add(f, container_new());
+	assert_ret(write_level(d, "-1"), -EPERM);
+	assert_level(d, 2);
 }
 
 /* Rule 6: the same in a namespace nested in a container. */
 static void nested_root_cannot_lower_its_level(void **state)
 {
 	struct fixture *f = *state;
-	struct agent *c = fixture_add(f, container_new());
-	struct agent *n = fixture_add(f, nested_new(c));
+	struct agent *c, *n;
 
-	set_level(n, 4);
-	assert_ret(write_level(n, "3"), -EPERM);
-	assert_ret(write_level(n, "2"), -EPERM);
-	assert_level(n, 4);
-	assert_ret(write_level(n, "4"), 0);
-	assert_ret(write_level(n, "5"), 0);
-	assert_level(n, 5);
-	assert_level(c, 2);
+	set_host_level(0);
+	c = fixture_add(f, container_new());
+	n = fixture_add(f, nested_new(c));
+	set_level(n, 2);
+	assert_ret(write_level(n, "1"), -EPERM);
+	assert_ret(write_level(n, "0"), -EPERM);
+	assert_level(n, 2);
+	assert_ret(write_level(n, "2"), 0);
+	assert_ret(write_level(n, "3"), 0);
+	assert_level(n, 3);
+	assert_level(c, 0);
 }
 
 /* A nested root cannot undo the level of the container it lives in. */
@@ -130,31 +184,34 @@ static void nested_root_cannot_go_below_its_parents_level(void **state)
 	struct agent *c = fixture_add(f, container_new());
 	struct agent *n = fixture_add(f, nested_new(c));
 
-	set_level(c, 4);
-	assert_level(n, 4);
-	assert_ret(write_level(n, "3"), -EPERM);
+	set_level(c, 3);
+	assert_level(n, 3);
 	assert_ret(write_level(n, "2"), -EPERM);
-	assert_level(n, 4);
-	assert_ret(write_level(n, "4"), 0);
-	assert_level(c, 4);
+	assert_ret(write_level(n, "1"), -EPERM);
+	assert_level(n, 3);
+	assert_ret(write_level(n, "3"), 0);
+	assert_level(c, 3);
 }
 
 /* Rule 6: raising a child never changes its parent or the host. */
 static void raising_child_never_changes_parent(void **state)
 {
 	struct fixture *f = *state;
-	struct agent *c = fixture_add(f, container_new());
-	struct agent *n = fixture_add(f, nested_new(c));
-	struct agent *m = fixture_add(f, nested_new(n));
+	struct agent *c, *n, *m;
 
-	set_level(m, 6);
+	set_host_level(0);
+	c = fixture_add(f, container_new());
+	n = fixture_add(f, nested_new(c));
+	m = fixture_add(f, nested_new(n));
+	set_level(m, 3);
+	assert_level(n, 0);
+	assert_level(c, 0);
+	set_level(n, 2);
+	assert_level(c, 0);
+	assert_level(m, 3);
+	set_level(c, 1);
 	assert_level(n, 2);
-	assert_level(c, 2);
-	set_level(n, 5);
-	assert_level(c, 2);
-	assert_level(m, 6);
-	set_level(c, 3);
-	assert_ret(host_level(), 2);
+	assert_ret(host_level(), 0);
 }
 
 /*
@@ -250,11 +307,16 @@ static void initial_ns_user_file_is_read_only(void **state)
 	assert_ret(ret, -EACCES);
 	assert_ret(path_read_level(USER_PATH), 2);
 	assert_ret(host_level(), 2);
-	set_host_level(4);
-	assert_ret(path_read_level(USER_PATH), 4);
-	assert_ret(read_path_as(NULL, AS_NOBODY, USER_PATH), 4);
+	set_host_level(3);
+	assert_ret(path_read_level(USER_PATH), 3);
+	assert_ret(read_path_as(NULL, AS_NOBODY, USER_PATH), 3);
 	set_host_level(-1);
 	assert_ret(path_read_level(USER_PATH), -1);
+	/* Within -1 to 3, as in every namespace. */
+	set_host_level(4);
+	assert_ret(path_read_level(USER_PATH), 3);
+	set_host_level(-2);
+	assert_ret(read_path_as(NULL, AS_NOBODY, USER_PATH), -1);
 }
 
 /* Rule 6: the initial namespace takes any int, lower ones included. */
@@ -293,9 +355,10 @@ static void container_task_without_cap_sys_admin_can_read(void **state)
 	struct fixture *f = *state;
 	struct agent *c = fixture_add(f, container_new());
 
+	assert_ret(read_level_as(c, NO_SYS_ADMIN), 2);
 	set_level(c, 3);
 	assert_ret(read_level_as(c, NO_SYS_ADMIN), 3);
-	set_level(c, 4);
+	set_host_level(4);
 	assert_ret(read_level_as(c, NO_SYS_ADMIN), 4);
 }
 
@@ -381,22 +444,22 @@ static void runtime_setns_into_container_can_raise_not_lower(void **state)
 	struct out out;
 	int nsfd = fixture_fd(f, agent_userns_fd(c));
 
-	assert_ret(setns_write_as(NULL, AS_ROOT, nsfd, USER_PATH, "4", "3",
+	assert_ret(setns_write_as(NULL, AS_ROOT, nsfd, USER_PATH, "3", "2",
 				  &out), 0);
 	assert_ret(out.val[0], 0);
 	assert_ret(out.val[1], -EPERM);
-	assert_ret(out.val[2], 4);
-	assert_ret(out.val[3], 4);
-	assert_level(c, 4);
+	assert_ret(out.val[2], 3);
+	assert_ret(out.val[3], 3);
+	assert_level(c, 3);
 	assert_ret(host_level(), 2);
 
-	assert_ret(setns_write_as(NULL, AS_ROOT, nsfd, PARANOID_PATH, "5", "1",
+	assert_ret(setns_write_as(NULL, AS_ROOT, nsfd, PARANOID_PATH, "3", "1",
 				  &out), 0);
 	assert_ret(out.val[0], -EPERM);
 	assert_ret(out.val[1], -EPERM);
-	assert_ret(out.val[2], 4);
-	assert_ret(out.val[3], 4);
-	assert_level(c, 4);
+	assert_ret(out.val[2], 3);
+	assert_ret(out.val[3], 3);
+	assert_level(c, 3);
 	assert_ret(host_level(), 2);
 }
 
@@ -405,9 +468,10 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		TEST(rootless_container_root_can_raise_its_level),
 		TEST(container_root_can_write_its_level_again),
+		TEST(container_level_takes_minus_1_to_3_only),
 		TEST(container_root_cannot_lower_its_level),
 		TEST(container_root_cannot_go_below_host_level),
-		TEST(container_rejects_negative_level),
+		TEST(container_minus_1_is_the_lowest_level),
 		TEST(nested_root_cannot_lower_its_level),
 		TEST(nested_root_cannot_go_below_its_parents_level),
 		TEST(raising_child_never_changes_parent),

@@ -38,34 +38,51 @@
 /*
  * The perf_event_paranoid grant ioctls of a user namespace descriptor
  * (<linux/nsfs.h> of a kernel with the series; Debian 12's headers predate
- * them).
+ * them). GET and GRANT take the size of the structure from the command
+ * (_IOC_SIZE()), so that it can grow: NS_PERF_PARANOID_SIZE_VER0 is the
+ * smallest the kernel takes.
  */
 #include <linux/nsfs.h>
 #ifndef NS_PERF_PARANOID_GET
 struct ns_perf_paranoid {
-	int32_t level;
-	int32_t own;
+	int32_t level;		/* GET: the level in force; GRANT: the level */
+	int32_t own;		/* with NS_PERF_PARANOID_OWN: its own level */
 	uint32_t flags;
-	uint32_t __reserved;
+	int32_t granted;	/* with NS_PERF_PARANOID_ANCHORED: the grant */
 };
 
+#define NS_PERF_PARANOID_SIZE_VER0	16
+
 #define NS_PERF_PARANOID_ANCHORED	(1U << 0)
+#define NS_PERF_PARANOID_OWN		(1U << 1)
 #define NS_PERF_PARANOID_GET	_IOR(NSIO, 0x20, struct ns_perf_paranoid)
 #define NS_PERF_PARANOID_GRANT	_IOW(NSIO, 0x21, struct ns_perf_paranoid)
 #define NS_PERF_PARANOID_REVOKE	_IO(NSIO, 0x22)
+#elif !defined(NS_PERF_PARANOID_OWN)
+#error "<linux/nsfs.h> has an earlier form of struct ns_perf_paranoid"
 #endif
 
 /*
  * kernel.perf_event_paranoid: the host's level, written in the initial
  * namespace only; read elsewhere, the level in force in the reader's
  * namespace. user.perf_event_paranoid: in every user namespace, the level in
- * force in the namespace it was opened in; it sets the level of a namespace
- * other than the initial one, and is read-only in the initial one.
- * kernel.perf_event_paranoid_userns: the host's floor.
+ * force in the namespace it was opened in, shown within -1 to 3; it sets the
+ * level of a namespace other than the initial one (-1 to 3, raise only), and
+ * is read-only in the initial one. kernel.perf_event_paranoid_userns: the
+ * host's floor for every other user namespace, -1 to 3, -1 (the boot value)
+ * for none; it reads what was written, wherever it is read.
+ * kernel.perf_event_paranoid_grant_min: the lowest level a grant gives, 1 to
+ * 3 (2 at boot), read the same way.
  */
 #define PARANOID_PATH	"/proc/sys/kernel/perf_event_paranoid"
 #define USER_PATH	"/proc/sys/user/perf_event_paranoid"
 #define FLOOR_PATH	"/proc/sys/kernel/perf_event_paranoid_userns"
+#define GRANT_MIN_PATH	"/proc/sys/kernel/perf_event_paranoid_grant_min"
+
+/* What the files of the series take and show: -1 to 3. */
+#define LEVEL_MIN	(-1)
+#define LEVEL_MAX	3
+#define NO_FLOOR	(-1)	/* the floor's boot value: none */
 
 /* Rootless containers map their uid/gid 0..65535 to 100000..165535. */
 #define ROOTLESS_BASE	100000
