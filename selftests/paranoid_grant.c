@@ -32,6 +32,9 @@
  *     event on the tenant's own task opens (the positive control);
  *   - isolation: the sibling and the host's users stay at 3, the host's
  *     floor does not reach G;
+ *   - the tasks a grant covers: a process in G profiles its child in G at
+ *     G's level; a host process of G's owner stays refused, by the ptrace
+ *     check, with or without the grant;
  *   - events open in G survive a revoke; new ones are refused;
  *   - a race: the host grants and revokes in a loop while the tenant raises
  *     in a loop; no read ever shows a level below the granted one, and the
@@ -889,6 +892,118 @@ static void the_owner_of_g_profiles_only_inside_it(void **state)
 	assert_ret(out.val[1], -EACCES);
 }
 
+/*
+ * On the host, as G's owner: fork V, a process of the owner that stays on
+ * the host, dumpable as a logged-in user's processes are, until the test
+ * closes the pipe it sends back. val[0]: V's pid.
+ */
+static int fn_owner_process(const void *arg, int in_fd, struct out *out)
+{
+	pid_t victim;
+	int p[2];
+	char c;
+
+	(void)arg;
+	(void)in_fd;
+	if (prctl(PR_SET_DUMPABLE, 1) || pipe2(p, O_CLOEXEC))
+		return -errno;
+	victim = fork();
+	if (victim < 0)
+		return -errno;
+	if (victim == 0) {
+		close(p[1]);
+		while (read(p[0], &c, 1) < 0 && errno == EINTR)
+			;
+		_exit(0);
+	}
+	close(p[0]);
+	out->fd = p[1];
+	out->val[0] = victim;
+	return 0;
+}
+
+/*
+ * In G: a user-only event on itself, on a child it forks, which stays in
+ * G, and on the task *@arg. val[0] to val[2] in that order.
+ */
+static int fn_open_on_tasks(const void *arg, int in_fd, struct out *out)
+{
+	struct perf_event_attr attr = user_task_clock;
+	pid_t child;
+
+	(void)in_fd;
+	child = fork();
+	if (child == 0) {
+		pause();
+		_exit(0);
+	}
+	if (child < 0)
+		return -errno;
+	out->val[0] = perf_open_attr(&attr, 0, -1, -1, 0);
+	out->val[1] = perf_open_attr(&attr, child, -1, -1, 0);
+	out->val[2] = perf_open_attr(&attr, *(const pid_t *)arg, -1, -1, 0);
+	kill(child, SIGKILL);
+	return 0;
+}
+
+/* What fn_open_on_tasks() sent back, shown */
+static void show_opens(const char *when, const struct out *out)
+{
+	diag("%s: %s on itself, %s on its child, %s on V", when,
+	     ret_str(out->val[0]), ret_str(out->val[1]), ret_str(out->val[2]));
+}
+
+/*
+ * A granted level covers the tasks of G's subtree. With the host at 3 and
+ * G, made by its owner's uid, granted 2: a process in G opens a user-only
+ * event on itself and on its child in G (a task other than the caller's,
+ * judged at G's level); on V, a host process of the same uid, it is
+ * refused; revoked, on itself and its child too. V stays refused with the
+ * host at 2 and no grant: commoncap's ptrace check wants CAP_SYS_PTRACE
+ * over V's namespace, the host's, so no level in G reaches V and the
+ * refusal under the grant is the ptrace check's, not the level's.
+ */
+static void a_grant_covers_the_tasks_in_g(void **state)
+{
+	struct fixture *f = *state;
+	struct who owner = { .uid = ROOTLESS_BASE, .caps = 0 };
+	struct agent *g;
+	struct out out;
+	pid_t victim;
+	int gfd;
+
+	set_host_level(3);
+	g = fixture_add(f, container_new());
+	gfd = ns_fd(f, g);
+	assert_ret(call_as(NULL, owner, fn_owner_process, NULL, 0, -1, &out),
+		   0);
+	fixture_fd(f, out.fd);
+	victim = out.val[0];
+
+	assert_ret(ns_grant(gfd, 2), 0);
+	assert_ret(call(g, fn_open_on_tasks, &victim, sizeof(victim), &out),
+		   0);
+	show_opens("in G granted 2, the host at 3", &out);
+	assert_ret(out.val[0], 0);
+	assert_ret(out.val[1], 0);
+	assert_ret(out.val[2], -EACCES);
+
+	assert_ret(ns_revoke(gfd), 0);
+	assert_ret(call(g, fn_open_on_tasks, &victim, sizeof(victim), &out),
+		   0);
+	assert_ret(out.val[0], -EACCES);
+	assert_ret(out.val[1], -EACCES);
+
+	/* No grant, the host at 2: G's own tasks open, V is the ptrace check's */
+	set_host_level(2);
+	assert_ret(call(g, fn_open_on_tasks, &victim, sizeof(victim), &out),
+		   0);
+	show_opens("in G, no grant, the host at 2", &out);
+	assert_ret(out.val[0], 0);
+	assert_ret(out.val[1], 0);
+	assert_ret(out.val[2], -EACCES);
+}
+
 /* --- inside G --------------------------------------------------------- */
 
 /*
@@ -1335,6 +1450,7 @@ int main(void)
 		GTEST(grant_refuses_the_host_and_other_namespaces),
 		GTEST(nested_grants_in_either_order_end_the_same),
 		GTEST(the_owner_of_g_profiles_only_inside_it),
+		GTEST(a_grant_covers_the_tasks_in_g),
 		GTEST(inside_g_the_tenant_only_raises),
 		GTEST(siblings_and_host_users_stay_locked),
 		GTEST(events_survive_a_revoke),
