@@ -9,11 +9,11 @@
  * (mapping its uid as unshare -r does), raises its level through
  * user.perf_event_paranoid and reads it back, is refused a write of
  * kernel.perf_event_paranoid (EPERM: it is uid 0 on the host, past the
- * owner check), nests a second namespace and raises that, and exits. Every
- * tenth one first sends a descriptor of its user.perf_event_paranoid to
- * this process, which closes it only after the namespace is gone. Prints
- * "paranoid_churn: N namespaces, M errors" and exits non-zero on any
- * error.
+ * owner check), nests a second namespace and locks that at 3 (refused 2),
+ * and exits. Every tenth one first sends a descriptor of its
+ * user.perf_event_paranoid to this process, which closes it only after the
+ * namespace is gone. Prints "paranoid_churn: N namespaces, M errors" and
+ * exits non-zero on any error.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -40,7 +40,7 @@ static void __attribute__((noreturn)) child(int sock, int pass)
 	if (write_file(PARANOID_PATH, "4") != -EPERM ||
 	    read_int(PARANOID_PATH, &level) || level != 3)
 		_exit(5);
-	if (unshare_mapped() || write_file(USER_PATH, "4") ||
+	if (unshare_mapped() || write_file(USER_PATH, "3") ||
 	    write_file(USER_PATH, "2") != -EPERM)
 		_exit(4);
 	_exit(0);
