@@ -820,6 +820,18 @@ static void nested_grants_in_either_order_end_the_same(void **state)
 		assert_ret(perf_open_as(t[n].k, AS_ROOT, &user_only), -EACCES);
 }
 
+/* A child of the caller that waits until it is killed: its pid or -errno */
+static pid_t fork_pauser(void)
+{
+	pid_t child = fork();
+
+	if (child == 0) {
+		pause();
+		_exit(0);
+	}
+	return child < 0 ? -errno : child;
+}
+
 /*
  * In a host process of G's owner: a user-only event on itself, then
  * setns() into G (@in_fd) and one on itself again, on its own child, which
@@ -837,13 +849,9 @@ static int fn_owner_enters(const void *arg, int in_fd, struct out *out)
 	 */
 	if (prctl(PR_SET_DUMPABLE, 1))
 		return -errno;
-	child = fork();
-	if (child == 0) {
-		pause();
-		_exit(0);
-	}
+	child = fork_pauser();
 	if (child < 0)
-		return -errno;
+		return child;
 	out->val[0] = perf_open_attr(&attr, 0, -1, -1, 0);
 	if (setns(in_fd, CLONE_NEWUSER)) {
 		snprintf(out->msg, sizeof(out->msg), "setns: %m");
@@ -932,13 +940,9 @@ static int fn_open_on_tasks(const void *arg, int in_fd, struct out *out)
 	pid_t child;
 
 	(void)in_fd;
-	child = fork();
-	if (child == 0) {
-		pause();
-		_exit(0);
-	}
+	child = fork_pauser();
 	if (child < 0)
-		return -errno;
+		return child;
 	out->val[0] = perf_open_attr(&attr, 0, -1, -1, 0);
 	out->val[1] = perf_open_attr(&attr, child, -1, -1, 0);
 	out->val[2] = perf_open_attr(&attr, *(const pid_t *)arg, -1, -1, 0);
