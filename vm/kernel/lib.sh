@@ -90,9 +90,9 @@ k_git() { git -C "$k_src" "${k_git_id[@]}" "$@"; }
 #       base        build/linux-baseline, the pristine tree
 #       series+     build/linux-NAME, the series with "patch" applied
 #       mainline    build/linux-mainline-base: Debian's level 3 reverted
-#                   (vm/kernel/mainline/revert-debian-level3.patch)
-#       mainline+   build/linux-mainline: that, the 2016 patch that added
-#                   level 3 (vm/kernel/mainline/0001-*.patch), the series
+#                   (the series' Debian-only revert)
+#       mainline+   build/linux-mainline: that, then the series' mainline
+#                   form (every patch but the Debian-only ones)
 # object: the object directory, inside the tree
 # fragments: tinyconfig + these, in order, from vm/kernel/NAME.config; an
 #       element with "=" is an option of its own (CONFIG_X=n: not set)
@@ -272,6 +272,22 @@ k_restore_cover() {
 	k_git config branch.series.description "$(cat "$k_build_dir/cover.txt")"
 }
 
+# The series' patches marked "Debian only: not for mainline." in their
+# message: the revert of Debian's level 3 and the patch that brings it back
+k_debian_files() {
+	k_series_files | xargs -r grep -l -x 'Debian only: not for mainline.*'
+}
+
+# The Debian-only revert: the mainline tree is Debian's with it applied
+k_debian_revert() {
+	k_debian_files | xargs -r grep -l '^Subject: .*Revert "security,perf' | head -1
+}
+
+# The series' mainline form: every patch that is not Debian-only, in order
+k_mainline_files() {
+	k_series_files | grep -vxF -f <(k_debian_files)
+}
+
 # k_prepare: the variant's tree (K_* set by k_variant), patched as it says.
 # A tree of its own is redone only when what goes into it changed.
 k_prepare() {
@@ -288,13 +304,11 @@ k_prepare() {
 			rev=$(k_git rev-parse "$rev^")
 		fi ;;
 	mainline | mainline+)
-		patches=("$k_top/vm/kernel/mainline/revert-debian-level3.patch")
+		k_tree
+		patches=("$(k_debian_revert)")
+		[ -n "${patches[0]}" ] || k_die "no Debian-only revert in kernel-patches/"
 		if [ "$K_TREE" = mainline+ ]; then
-			k_apply
-			patches+=("$k_top"/vm/kernel/mainline/0001-*.patch)
-			mapfile -t -O ${#patches[@]} patches < <(k_series_files)
-		else
-			k_tree
+			mapfile -t -O 1 patches < <(k_mainline_files)
 		fi
 		rev=base ;;
 	esac
