@@ -75,6 +75,36 @@ int host_level(void);
 #define set_host_level(level) _set_host_level((level), __FILE__, __LINE__)
 void _set_host_level(int level, const char *file, int line);
 
+/**
+ * host_reach_max() - the most the host's level counts for
+ *
+ * The series has two forms. On the Debian form the host's
+ * kernel.perf_event_paranoid counts as it is, and a host at 3 refuses
+ * unprivileged perf_event_open(), as Debian's kernel does. On the mainline
+ * form it counts for 2 at most, in the host's own tasks and in every
+ * namespace that set nothing, as on mainline, where 3 means 2: level 3
+ * comes only from a namespace's own write, the floor or a grant.
+ * kernel.perf_event_paranoid still reads what the host wrote, on the host
+ * and in a namespace that set nothing; user.perf_event_paranoid shows the
+ * level in force.
+ *
+ * Told once and cached (group_setup() asks first, before any test): the
+ * host's level is saved, set to 3, user.perf_event_paranoid read in the
+ * initial namespace, and the level restored. On a kernel without the
+ * series, which has no user.perf_event_paranoid, an unprivileged host
+ * user's perf_event_open() of task-clock at 3 tells instead (EACCES: 3).
+ * Fails the test on any other reading.
+ *
+ * The level in force in a namespace that set nothing, as
+ * user.perf_event_paranoid shows it, is therefore
+ * min(shown_level(host), host_reach_max()); a host at 3 refuses only where
+ * host_reach_max() is 3.
+ *
+ * Return: 3 on the Debian form (and on Debian's kernel), 2 on the mainline
+ * form (and on mainline's).
+ */
+int host_reach_max(void);
+
 /* --- agents, failing the test where userns_agent.c returns an error --- */
 
 /*
@@ -131,9 +161,11 @@ const char *level_path(struct agent *a);
  * The level in force in @a's namespace as @w reads it by fresh opens. In a
  * namespace other than the initial one both PARANOID_PATH and USER_PATH are
  * read, and USER_PATH must show what PARANOID_PATH shows within -1 to 3
- * (shown_level(); else the test fails, showing both values): the level
- * returned is PARANOID_PATH's. On the host only PARANOID_PATH is read, so
- * that the host's tests also run on a kernel without the series.
+ * (shown_level(); else the test fails, showing both values), or, where
+ * host_reach_max() is 2, 2 when PARANOID_PATH reads 3 or more (the host's
+ * level, which counts as 2 there): the level returned is PARANOID_PATH's.
+ * On the host only PARANOID_PATH is read, so that the host's tests also
+ * run on a kernel without the series.
  */
 int read_level_as(struct agent *a, struct who w);
 int read_level(struct agent *a);
@@ -235,7 +267,10 @@ int fixture_level_fd(struct fixture *f, struct agent *a);
 int fixture_setup(void **state);
 /* Frees the agents and descriptors, restores and checks the host level. */
 int fixture_teardown(void **state);
-/* Group setup: checks that we are host root and the host is at 2. */
+/*
+ * Group setup: checks that we are host root and the host is at 2, and asks
+ * host_reach_max().
+ */
 int group_setup(void **state);
 /*
  * Runs the tests with TAP output; with SELFTESTS_ONLY set, only those whose
