@@ -100,8 +100,9 @@ check-matrix: deps selftests
 check-kcsan: deps
 	@vm/check/kcsan
 
-# The cost against the unpatched kernel (docs/benchmarks.md); fails on a
-# missed or unmeasured target.
+# The cost against the unpatched kernel, and the feature's own against the
+# kernel with the series' get_links() patches only (docs/benchmarks.md);
+# fails on a missed or unmeasured target.
 bench: deps
 	@vm/bench/bench
 

@@ -29,9 +29,9 @@
  *
  * The level is set the way each kernel allows: with the series, by the
  * namespace's root in /proc/sys/user/perf_event_paranoid inside the
- * namespace (or, on a kernel of the series' earlier shape without that
- * file, in the namespace's own /proc/sys/kernel/perf_event_paranoid);
- * without it, globally by the initial namespace around the child that
+ * namespace; without it (the baseline, and the kernel with the series'
+ * get_links() patches only, which vm/bench/bench runs with --kind
+ * baseline), globally by the initial namespace around the child that
  * measures (and set back to 2 afterwards).
  */
 #define _GNU_SOURCE
@@ -183,8 +183,7 @@ static void enter_userns(int depth)
 static void lock_level3(void)
 {
 	if (patched)
-		set_sysctl(access(USER_LEVEL, F_OK) ? PARANOID : USER_LEVEL,
-			   "3");
+		set_sysctl(USER_LEVEL, "3");
 	if (paranoid_level() != 3)
 		die("level is %d, not 3", paranoid_level());
 }
@@ -441,8 +440,7 @@ static void floors_at_depth(void *arg)
  * the namespace at depth 1 granted level 2 by the host (NS_PERF_PARANOID_GRANT
  * on its descriptor, opened here in the initial namespace): the walk stops
  * there and reads grant_min instead of going on to the initial namespace.
- * A kernel without grants (the baseline, the earlier shape) runs the same
- * chain without one.
+ * A kernel without grants (the baseline) runs the same chain without one.
  */
 static void anchored_at_depth(void *arg)
 {

@@ -88,7 +88,8 @@ k_git() { git -C "$k_src" "${k_git_id[@]}" "$@"; }
 # name: build/bzImage-NAME (patched: build/bzImage)
 # tree: series      build/linux at kernel-patches/
 #       base        build/linux-baseline, the pristine tree
-#       series+     build/linux-NAME, the series with "patch" applied
+#       series+     build/linux-NAME: the series (up to "before", if
+#                   given) with "patch" applied ("-": none)
 #       mainline    build/linux-mainline-base: Debian's level 3 reverted
 #                   (the series' Debian-only revert)
 #       mainline+   build/linux-mainline: that, then the series' mainline
@@ -97,8 +98,10 @@ k_git() { git -C "$k_src" "${k_git_id[@]}" "$@"; }
 # fragments: tinyconfig + these, in order, from vm/kernel/NAME.config; an
 #       element with "=" is an option of its own (CONFIG_X=n: not set)
 # make: variables for make, "-" for none; targets: comma-separated
-# patch: for tree series+, the patch of the project applied onto the series
-# before: the series up to the patch before the one with this subject
+# patch: for tree series+, the patch of the project applied onto the series,
+#       "-" for none
+# before: for tree series+, the series up to the patch before the one whose
+#       subject begins with this (one patch of the series must match)
 k_table() {
 	cat <<'EOF'
 # name		tree		object		fragments		make		targets		patch	before
@@ -110,7 +113,7 @@ kcsan		series		o-kcsan		kernel,series,kcsan	-		bzImage		-
 kcsan-planted	series+		o		kernel,series,kcsan	-		bzImage		vm/check/kcsan-planted.patch
 twolookups	series+		o		kernel,series		-		bzImage		vm/bench/two-lookups.patch
 twolinklookups	series+		o		kernel,series		-		bzImage		vm/bench/two-link-lookups.patch
-pernsreg	series+		o		kernel,series		-		bzImage		vm/bench/per-namespace-registration.patch	perf: Let the host grant a user namespace
+prereq		series+		o		kernel,CONFIG_PROC_SYSCTL_KUNIT_TEST=y	-	bzImage		-	Revert "security,perf: Allow further restriction of perf_event_open"
 mainline	mainline+	o		kernel,series		-		bzImage		-
 mainline-base	mainline	o		kernel			-		bzImage		-
 nosysctl	series		o-nosysctl	matrix,series,CONFIG_PROC_SYSCTL=n,CONFIG_SYSCTL=n,CONFIG_PERF_PARANOID_KUNIT_TEST=n,CONFIG_PROC_SYSCTL_KUNIT_TEST=n	-	bzImage	-
@@ -126,9 +129,14 @@ EOF
 #                          --debug; the soak's control: vm/soak/soak)
 #   kcsan, kcsan-planted   KCSAN, and its positive control with a race
 #                          planted in the series (vm/check/kcsan)
-#   twolookups, twolinklookups, pernsreg
-#                          the series against other shapes of it
-#                          (vm/bench/bench variant, vm/bench/bench)
+#   twolookups, twolinklookups
+#                          the series against variants of it
+#                          (vm/bench/bench variant)
+#   prereq                 the unpatched tree with the series' get_links()
+#                          patches only (its first two; their KUnit test,
+#                          not the series' other one, which is not there
+#                          yet), the bench's third kernel: the feature's
+#                          own cost (vm/bench/bench)
 #   mainline, mainline-base  the series' mainline form (vm/check/mainline)
 #   nosysctl, nouserns, kunit-module, clang, i386
 #                          the configurations of vm/check/matrix
@@ -299,8 +307,14 @@ k_prepare() {
 		k_apply
 		rev=$(k_git rev-parse HEAD)
 		if [ -n "$K_BEFORE" ]; then
-			rev=$(k_git log --format=%H -1 --fixed-strings --grep="$K_BEFORE" base..HEAD)
-			[ -n "$rev" ] || k_die "no patch '$K_BEFORE' in the series"
+			# The subject, not the whole message: a later patch may
+			# quote it. Exactly one patch must match.
+			rev=$(k_git log --format='%H %s' base..HEAD |
+				p=$K_BEFORE awk 'index(substr($0, 42), ENVIRON["p"]) == 1 { print $1 }')
+			case $rev in
+			'') k_die "no patch of the series has a subject beginning '$K_BEFORE'" ;;
+			*$'\n'*) k_die "more than one patch of the series has a subject beginning '$K_BEFORE'" ;;
+			esac
 			rev=$(k_git rev-parse "$rev^")
 		fi ;;
 	mainline | mainline+)
