@@ -319,13 +319,23 @@ static int chain_run_to_end(const int *fds, int n, const struct lvl_op *op,
 /*
  * Do @op in @ns, into @res: in place when it is perfns's own, else in a
  * child that enters it. Returns 0, or -1 when @res says why not.
+ *
+ * res->level is the host's level as written in the initial namespace. In
+ * any other it is the level in force as the kernel applies it, from
+ * NS_PERF_PARANOID_GET on @ns's descriptor once the child answered (the
+ * level read there on a kernel without the ioctl): after a write, the
+ * level that refused it, if it was refused. The namespace is still
+ * entered to read, so that reading another namespace takes what it always
+ * took (CAP_SYS_ADMIN over it).
  */
 int level_io_in(const struct userns *ns, const struct lvl_op *op,
 		struct lvl_result *res)
 {
 	if (!userns_is_self(ns))
-		return chain_run_to_end(&ns->fd, 1, op, res) ? 0 : -1;
-	if (refuse_without_series(op, res, 1))
-		return -1;
-	return level_io_here(op, userns_is_initial(ns), res);
+		chain_run_to_end(&ns->fd, 1, op, res);
+	else if (!refuse_without_series(op, res, 1))
+		level_io_here(op, userns_is_initial(ns), res);
+	if (!userns_is_initial(ns))
+		userns_level_in_force(ns, res);
+	return res->stage == LVL_OK ? 0 : -1;
 }

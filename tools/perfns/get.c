@@ -3,6 +3,12 @@
  * perfns get [--pid PID] [--verbose | --floor] - print the level in force
  * in a user namespace (with --verbose its own level and its grant too), or
  * the host's floor.
+ *
+ * The level in force is what the kernel says (NS_PERF_PARANOID_GET), not
+ * what kernel.perf_event_paranoid reads in the namespace, which counts the
+ * host's level as written. The initial namespace's one line is the host's
+ * level as written, as on a kernel without the series, with a note where
+ * the kernel counts it for less.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -14,16 +20,22 @@ static const char get_usage[] =
 	"Usage: perfns get [--pid PID] [--verbose | --floor] [--timeout SECONDS]\n"
 	"\n"
 	"Print the perf_event_paranoid level in force (the effective level) in\n"
-	"the user namespace of PID, by default in your own. Reading another\n"
-	"namespace takes CAP_SYS_ADMIN over it. With --verbose print three\n"
-	"lines instead: the level in force, the namespace's own level (none\n"
-	"until something writes its user.perf_event_paranoid: it follows its\n"
-	"parent, up and down) and the level the host granted it (perfns grant;\n"
-	"none without a grant). Without --verbose a grant is noted on standard\n"
-	"error. With --floor print the host's floor,\n"
-	"kernel.perf_event_paranoid_userns, as it was written: -1 is no floor.\n"
-	"Only the initial user namespace has a floor, so --floor is run from\n"
-	"there and takes no --pid.\n"
+	"the user namespace of PID, by default in your own, as the kernel\n"
+	"says it (NS_PERF_PARANOID_GET; kernel.perf_event_paranoid read there\n"
+	"on a kernel without it). Reading another namespace takes\n"
+	"CAP_SYS_ADMIN over it. For the initial namespace print the host's\n"
+	"level as written, kernel.perf_event_paranoid, with a note on\n"
+	"standard error where the kernel counts it for less (above 2 on the\n"
+	"series' mainline form).\n"
+	"With --verbose print three lines instead: the level in force, the\n"
+	"namespace's own level (none until something writes its\n"
+	"user.perf_event_paranoid: it follows its parent, up and down; the\n"
+	"host's level as written for the initial namespace) and the level the\n"
+	"host granted it (perfns grant; none without a grant). Without\n"
+	"--verbose a grant is noted on standard error. With --floor print the\n"
+	"host's floor, kernel.perf_event_paranoid_userns, as it was written:\n"
+	"-1 is no floor. Only the initial user namespace has a floor, so\n"
+	"--floor is run from there and takes no --pid.\n"
 	"\n"
 	"Options:\n"
 	"  -p, --pid PID        the user namespace PID is in (from a pidfd)\n"
@@ -49,7 +61,7 @@ int cmd_get(int argc, char **argv)
 	struct lvl_result res;
 	struct userns ns = { .fd = -1 };
 	struct ns_perf_paranoid perf;
-	bool verbose = false;
+	bool verbose = false, initial;
 	int c, ret, perf_err;
 	pid_t pid = 0;
 
@@ -104,8 +116,10 @@ int cmd_get(int argc, char **argv)
 	} else {
 		ns = *self;
 	}
+	/* Outside the initial namespace res.level is the level in force. */
 	level_io_in(&ns, &op, &res);
 	perf_err = op.read_floor ? 0 : -userns_perf_get(&ns, &perf);
+	initial = userns_is_initial(&ns);
 	userns_close(&ns);
 	if (res.stage != LVL_OK)
 		return report_level_error(&ns, &res, &op);
@@ -117,22 +131,26 @@ int cmd_get(int argc, char **argv)
 		printf("%d\n", res.floor);
 		return fflush(stdout) ? EXIT_FAIL : EXIT_OK;
 	}
-	/* A kernel without the ioctls has no own level nor grant to show. */
-	if (verbose && perf_err && perf_err != ENOTTY) {
-		msg("cannot ask the kernel for the own and granted level of %s: %s",
-		    ns.name, perf_ioctl_error(perf_err));
+	/*
+	 * A kernel without the ioctls (ENOTTY) has no own level nor grant to
+	 * show, and its level in force is the one read. The initial
+	 * namespace's one line does not need the ioctl.
+	 */
+	if (perf_err && perf_err != ENOTTY && (verbose || !initial)) {
+		msg("cannot ask the kernel for the level in force in %s%s: %s",
+		    pid ? "the " : "", ns.name, perf_ioctl_error(perf_err));
 		return EXIT_FAIL;
 	}
 
-	if (!verbose) {
+	if (!verbose)
 		printf("%d\n", res.level);
-	} else if (perf_err) {
+	else if (perf_err)
 		printf("level in force: %d\n", res.level);
-	} else {
-		/* The level as read, which the plain output prints too. */
-		perf.level = res.level;
+	else
 		print_perf_state(&perf, NULL);
-	}
+	if (!verbose && initial && !perf_err && perf.level != res.level)
+		msg("note: this kernel counts the host's level %d as %d: %d is the level in force in the initial user namespace",
+		    res.level, perf.level, perf.level);
 	if (!verbose && !perf_err && (perf.flags & NS_PERF_PARANOID_ANCHORED))
 		msg("note: %s holds a grant of the host (level %d): the host's level and floor do not apply to it, kernel.perf_event_paranoid_grant_min does",
 		    pid ? ns.name : "your user namespace", perf.granted);

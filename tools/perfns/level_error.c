@@ -101,6 +101,11 @@ const char *level_error_text(const struct lvl_result *res,
 			snprintf(buf, len,
 				 "%s is at %d; a namespace's level can only be raised",
 				 what, res->level);
+		else if (res->err == EPERM && !res->on_floor && res->ask_err)
+			snprintf(buf, len,
+				 "the kernel refused level %d for %s%s (write: %s), and cannot tell the level in force there: %s",
+				 wanted, article, what, err,
+				 perf_ioctl_error(res->ask_err));
 		else if (denied)
 			snprintf(buf, len, "need CAP_SYS_ADMIN over %s%s (write: %s)",
 				 article, what, err);
@@ -109,6 +114,15 @@ const char *level_error_text(const struct lvl_result *res,
 				 "the kernel refused %s %d for %s%s: %s",
 				 res->on_floor ? "floor" : "level", wanted,
 				 article, what, err);
+		return buf;
+	case LVL_ASK:
+		if (!ns)
+			snprintf(buf, len, "unknown (NS_PERF_PARANOID_GET: %s)",
+				 err);
+		else
+			snprintf(buf, len,
+				 "cannot ask the kernel for the level in force in %s%s: %s",
+				 article, what, perf_ioctl_error(res->err));
 		return buf;
 	case LVL_GLOBAL:
 		if (!ns)

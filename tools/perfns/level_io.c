@@ -5,15 +5,20 @@
  *
  * /proc/sys/kernel/perf_event_paranoid is one file for the whole system:
  * read from a user namespace other than the initial one it shows the level
- * in force in the reader's namespace, and in the initial one it reads and
- * writes the host's level as on a kernel without the series. A namespace
- * other than the initial one is raised through its own copy of
- * /proc/sys/user/perf_event_paranoid (user.perf_event_paranoid). The floor,
- * kernel.perf_event_paranoid_userns, is the host's only.
+ * in force in the reader's namespace with the host's level in it as
+ * written, and in the initial one it reads and writes the host's level as
+ * on a kernel without the series. A namespace other than the initial one is
+ * raised through its own copy of /proc/sys/user/perf_event_paranoid
+ * (user.perf_event_paranoid). The floor, kernel.perf_event_paranoid_userns,
+ * is the host's only.
  *
  * Levels are read through the global kernel/ file, never through the
  * namespace's user/ copy: every namespace's copy is an entry of its own in
  * the dcache, which a walk over thousands of namespaces would leave behind.
+ * Where the host's level counts for less than it reads (above 2 on the
+ * series' mainline form), the file is not the level in force: callers take
+ * that from NS_PERF_PARANOID_GET (userns_level_in_force()), and the value
+ * read here only on a kernel without the ioctl.
  *
  * Whether the kernel has the series at all is told by the presence of
  * /proc/sys/user/perf_event_paranoid; without it nothing is ever written.
@@ -72,12 +77,14 @@ static enum lvl_stage write_value(const char *path, int value,
 
 /*
  * Do @op in the namespace this process is in now, the initial one if
- * @initial: read the level in force there, write the level, read and write
- * the floor. The level is read through the global kernel/ file, which shows
- * the reader's level; it is written through the namespace's own user/ copy,
- * or in the initial namespace through kernel/. Callers ask for the floor in
- * the initial namespace only, and for a write only after kernel_per_ns()
- * said that the kernel has the series.
+ * @initial: read the level there, write the level, read and write the
+ * floor. The level is read through the global kernel/ file, which shows
+ * the reader's level (the host's as written in the initial namespace, and
+ * counted in as written elsewhere: see the top of this file); it is
+ * written through the namespace's own user/ copy, or in the initial
+ * namespace through kernel/. Callers ask for the floor in the initial
+ * namespace only, and for a write only after kernel_per_ns() said that the
+ * kernel has the series.
  */
 int level_io_here(const struct lvl_op *op, bool initial,
 		  struct lvl_result *res)

@@ -152,8 +152,9 @@ static int lock_above(const struct userns *ns, const struct lvl_op *op,
 	}
 	/*
 	 * A try is refused only when the level in force rose above what it
-	 * read: bounded, as a namespace's level is at most LEVEL_MAX. The
-	 * host's own level may be higher, and acts as LEVEL_MAX.
+	 * read: bounded, as a namespace's level is at most LEVEL_MAX. On a
+	 * kernel without NS_PERF_PARANOID_GET the level read is the host's
+	 * as written, which may be higher, and acts as LEVEL_MAX.
 	 */
 	for (tries = 0; tries <= LEVEL_MAX - LEVEL_MIN; tries++) {
 		was = res->level;

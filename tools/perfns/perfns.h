@@ -30,7 +30,13 @@
 /*
  * kernel.perf_event_paranoid: one global file. In the initial user namespace
  * the host's level, read and written as on a kernel without the series;
- * read from any other namespace, the level in force in the reader's.
+ * read from any other namespace, the level in force in the reader's, but
+ * with the host's level in it as written: on the series' mainline form,
+ * where the host's level counts for 2 at most, a namespace that follows a
+ * host at 3 reads 3 there and is at 2. What perfns reports as the level in
+ * force in a namespace other than the initial one is what
+ * NS_PERF_PARANOID_GET says (userns_level_in_force()); the value read there
+ * stands in for it only on a kernel without that ioctl.
  */
 #define PARANOID_PATH	"/proc/sys/kernel/perf_event_paranoid"
 /*
@@ -54,9 +60,12 @@
 /*
  * The perf_event_paranoid ioctls of <linux/nsfs.h>, for building against
  * headers that predate them (Debian 12's). NS_PERF_PARANOID_GET answers
- * with the level in force; with NS_PERF_PARANOID_OWN, the level written in
- * the namespace itself (without it the namespace has none and follows its
- * parent); with NS_PERF_PARANOID_ANCHORED, the level the host granted it.
+ * with the level in force, as the kernel applies it (perf_paranoid_level();
+ * in the initial namespace the host's level up to the most it counts for);
+ * with NS_PERF_PARANOID_OWN, the level written in the namespace itself
+ * (without it the namespace has none and follows its parent; the initial
+ * namespace's is the host's level as written); with
+ * NS_PERF_PARANOID_ANCHORED, the level the host granted it.
  * The kernel takes the size encoded in the request as the size of the
  * struct: a larger one with fields it does not know set is refused (E2BIG).
  */
@@ -151,6 +160,7 @@ enum lvl_stage {
 	LVL_GLOBAL,	/* the kernel has no series: the level is global */
 	LVL_UNSURE,	/* cannot tell whether the kernel has the series */
 	LVL_NOFLOOR,	/* a floor was to be written; the kernel has none */
+	LVL_ASK,	/* NS_PERF_PARANOID_GET failed (not with ENOTTY) */
 	LVL_TIMEOUT,	/* the child did not answer in time; killed */
 	LVL_CHILD,	/* the child died or answered nonsense */
 	LVL_SKIPPED,	/* not tried: one above it in the chain failed so */
@@ -175,8 +185,9 @@ struct lvl_result {
 	int err;		/* errno of the failed step, signal for CHILD */
 	bool on_floor;		/* the failed step was on FLOOR_PATH */
 	bool write;		/* the failed step was a write */
-	int level;		/* the level read, or -1 (!have_level) */
+	int level;		/* see level_io_in(), or -1 (!have_level) */
 	bool have_level;	/* level is valid (also after a failed write) */
+	int ask_err;		/* why NS_PERF_PARANOID_GET failed, or 0 */
 	int floor;		/* what FLOOR_PATH reads */
 	bool have_floor;
 	bool no_floor;		/* the kernel has no FLOOR_PATH */
@@ -194,12 +205,16 @@ struct userns {
 
 /* userns.c */
 int userns_from_fd(int fd, struct userns *ns);
+int userns_current(struct userns *ns);
 const struct userns *userns_self(void);
 bool userns_same(const struct userns *a, const struct userns *b);
 bool userns_is_self(const struct userns *ns);
 bool userns_is_initial(const struct userns *ns);
 void userns_close(struct userns *ns);
 int userns_perf_get(const struct userns *ns, struct ns_perf_paranoid *p);
+void lvl_take_in_force(struct lvl_result *res,
+		       const struct ns_perf_paranoid *p, int err);
+void userns_level_in_force(const struct userns *ns, struct lvl_result *res);
 const char *perf_ioctl_error(int err);
 void print_perf_state(const struct ns_perf_paranoid *p,
 		      const struct ns_perf_paranoid *b);

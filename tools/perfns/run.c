@@ -263,6 +263,29 @@ static int map_single(unsigned int uid_in, unsigned int gid_in, uid_t euid,
 	return 0;
 }
 
+/*
+ * The write of the level was refused in the new namespace, which perfns is
+ * in now: @res->level becomes the level in force there as the kernel
+ * applies it, which says why (kernel.perf_event_paranoid, read there,
+ * counts the host's level as written).
+ */
+static void new_ns_level_in_force(struct lvl_result *res)
+{
+	struct userns cur = { .fd = -1 };
+	int err;
+
+	if (!res->have_level)
+		return;
+	err = userns_current(&cur);
+	if (err) {
+		res->have_level = false;
+		res->ask_err = -err;
+		return;
+	}
+	userns_level_in_force(&cur, res);
+	userns_close(&cur);
+}
+
 enum { MAP_NONE, MAP_ROOT, MAP_CURRENT };
 
 int cmd_run(int argc, char **argv)
@@ -374,6 +397,8 @@ int cmd_run(int argc, char **argv)
 	}
 
 	level_io_here(&op, false, &res);
+	if (res.stage == LVL_WRITE)
+		new_ns_level_in_force(&res);
 	if (res.stage == LVL_WRITE && res.err == EPERM && res.have_level &&
 	    op.level < res.level) {
 		msg("the new user namespace is at level %d already; a namespace's level can only be raised",

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * perfns tree [--json] - every user namespace with its level, and the host's
- * floor.
+ * perfns tree [--json] - every user namespace with its level in force, and
+ * the host's level as written and floor.
  *
  * The namespaces are found from the processes (tree_collect.c) and sorted
  * (tree_sort.c); their levels are read top-down by children that enter
@@ -20,13 +20,16 @@ static const char tree_usage[] =
 	"\n"
 	"Show every user namespace on the system as a tree: its id (the\n"
 	"inode of /proc/PID/ns/user), the uid owning it, its depth, the\n"
-	"perf_event_paranoid level in force in it, its own level (own: none\n"
-	"until something writes its user.perf_event_paranoid: it follows its\n"
-	"parent, up and down), the level the host granted it (grant:, on a\n"
-	"granted namespace, whose level is marked (granted)) and a few of its\n"
-	"processes; the initial namespace's row also shows the host's floor\n"
-	"(kernel.perf_event_paranoid_userns as it was written, none for -1;\n"
-	"where the kernel has it, and when run from the initial namespace).\n"
+	"perf_event_paranoid level in force in it as the kernel says it\n"
+	"(NS_PERF_PARANOID_GET), its own level (own: none until something\n"
+	"writes its user.perf_event_paranoid: it follows its parent, up and\n"
+	"down), the level the host granted it (grant:, on a granted\n"
+	"namespace, whose level is marked (granted)) and a few of its\n"
+	"processes. When run from the initial namespace, its row also shows\n"
+	"the host's level as written (host:, kernel.perf_event_paranoid,\n"
+	"where the kernel counts it for less: above 2 on the series' mainline\n"
+	"form) and the host's floor (kernel.perf_event_paranoid_userns as it\n"
+	"was written, none for -1; where the kernel has it).\n"
 	"Namespaces that have no process are found through the parents of\n"
 	"those that have. Reading a level takes CAP_SYS_ADMIN over the\n"
 	"namespace; where that is missing the row says so. Names that\n"

@@ -35,7 +35,7 @@ struct node {
 	int rep_hops;		/* ... this many parents up */
 	enum node_state state;
 	int err;
-	struct lvl_result lvl;
+	struct lvl_result lvl;	/* lvl.level: the level in force */
 	struct ns_perf_paranoid perf;	/* NS_PERF_PARANOID_GET's answer */
 	int perf_err;		/* ... or why there is none (errno) */
 	struct proc_ent *procs;
@@ -57,6 +57,9 @@ struct forest {
 	size_t hash_size;	/* a power of two */
 	dev_t dev;		/* nsfs */
 	const struct userns *self;
+	/* The host's level as written, read when we run in the initial one */
+	int host_level;
+	bool have_host;
 	unsigned int hidden;	/* processes in namespaces we may not see */
 	unsigned int timeouts, unreadable, gone;
 	int chain_max;		/* namespaces one child enters in turn */
@@ -66,6 +69,7 @@ struct forest {
 };
 
 /* tree_collect.c */
+void node_perf_get(struct node *nd, int fd);
 int collect_processes(struct forest *f);
 void link_parents(struct forest *f);
 void set_depths(struct forest *f, long i, int depth);

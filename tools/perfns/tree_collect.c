@@ -45,8 +45,8 @@ static long find_node(const struct forest *f, ino_t ino)
 	return -1;
 }
 
-/* What the kernel says of the own and granted level of @nd, on @fd. */
-static void node_perf_get(struct node *nd, int fd)
+/* What the kernel says of the levels of @nd, on its descriptor @fd. */
+void node_perf_get(struct node *nd, int fd)
 {
 	struct userns ns = { .fd = fd };
 

@@ -73,7 +73,11 @@ static void print_subtree(const struct forest *f, long i, const char *prefix,
 	if (!problem) {
 		printf("  level: %d%s", nd->lvl.level,
 		       node_anchored(nd) ? " (granted)" : "");
-		/* The initial namespace's level is the host's own. */
+		/* The host's level as written, where it counts for less. */
+		if (init && self && f->have_host &&
+		    f->host_level != nd->lvl.level)
+			printf("  host: %d", f->host_level);
+		/* The initial namespace's own level is the host's. */
 		if (!init && !nd->perf_err &&
 		    (nd->perf.flags & NS_PERF_PARANOID_OWN))
 			printf("  own: %d", nd->perf.own);
@@ -218,11 +222,14 @@ int print_tree_json(const struct forest *f, const long *roots,
 		}
 	}
 	if (arr)
-		doc = json_pack("{s:o, s:o, s:i, s:o}",
+		doc = json_pack("{s:o, s:o, s:o, s:i, s:o}",
 				"per_namespace", per_ns < 0 ? json_null() :
 					json_boolean(per_ns),
 				"has_floor", has_floor < 0 ? json_null() :
 					json_boolean(has_floor),
+				"host_level", f->have_host ?
+					json_integer(f->host_level) :
+					json_null(),
 				"hidden_processes", (int)f->hidden,
 				"namespaces", arr);
 	if (!doc) {

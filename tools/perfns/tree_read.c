@@ -5,6 +5,11 @@
  * /proc/sys/kernel/perf_event_paranoid there, which shows the reader's
  * level; never the namespace's own copy under /proc/sys/user, which is an
  * entry of its own in the dcache for every namespace and would stay there.
+ * The level a row shows is the level in force as the kernel applies it,
+ * from NS_PERF_PARANOID_GET on the namespace's descriptor when its child
+ * starts (with its own level and grant, one answer for the row): the file
+ * shows the host's level as written, which the kernel may count for less.
+ * The file's value stands in for it only on a kernel without the ioctl.
  *
  * A process can only enter a namespace below its own, so one child reads a
  * whole chain (a namespace, its first child, that one's first child, ...)
@@ -120,6 +125,9 @@ static bool start_chain_read(struct forest *f, const struct chain_job *job,
 	if (rd->skip)
 		return false;
 	rd->opened = open_chain(f, rd->chain, rd->planned, fds, &rd->err);
+	/* What the kernel says of each, as its child starts on it. */
+	for (k = 0; k < rd->opened; k++)
+		node_perf_get(&f->nodes[rd->chain[k]], fds[k]);
 	if (rd->opened)
 		started = !chain_start(&rd->run, fds, rd->opened,
 				       &(struct lvl_op){ 0 }, rd->res);
@@ -141,8 +149,11 @@ static void finish_chain_read(struct forest *f, struct chain_read *rd)
 	enum lvl_stage stage;
 	struct node *nd;
 
-	for (k = 0; k < opened; k++)
-		f->nodes[rd->chain[k]].lvl = rd->res[k];
+	for (k = 0; k < opened; k++) {
+		nd = &f->nodes[rd->chain[k]];
+		nd->lvl = rd->res[k];
+		lvl_take_in_force(&nd->lvl, &nd->perf, nd->perf_err);
+	}
 	if (opened < planned) {
 		/* chain[opened] is out of reach; what is below is retried */
 		nd = &f->nodes[rd->chain[opened]];
@@ -183,6 +194,23 @@ static void finish_chain_read(struct forest *f, struct chain_read *rd)
 }
 
 /*
+ * Your own namespace, @nd, in place, with the floor when it is the initial
+ * one. There the row shows the level in force too, and the host's level as
+ * written is kept for the row to show where the kernel counts it for less.
+ */
+static void read_self(struct forest *f, struct node *nd,
+		      const struct lvl_op *op)
+{
+	level_io_in(f->self, op, &nd->lvl);
+	node_perf_get(nd, f->self->fd);
+	if (userns_is_initial(f->self)) {
+		f->host_level = nd->lvl.level;
+		f->have_host = nd->lvl.have_level;
+	}
+	lvl_take_in_force(&nd->lvl, &nd->perf, nd->perf_err);
+}
+
+/*
  * Read every level below @roots, top-down, with up to f->par children at
  * work at once on chains that do not depend on each other: a chain is
  * started only once the chain above it is done, so that a subtree whose
@@ -205,9 +233,7 @@ void read_levels(struct forest *f, const long *roots, size_t nroots)
 		while (f->njobs && nrun < f->par) {
 			job = f->jobs[--f->njobs];
 			if (node_is_self(f, job.start)) {
-				/* Your own, in place, with the floor. */
-				level_io_in(f->self, &self_op,
-					    &f->nodes[job.start].lvl);
+				read_self(f, &f->nodes[job.start], &self_op);
 				push_kids(f, &f->nodes[job.start], 0, job.skip);
 				continue;
 			}

@@ -2,7 +2,8 @@
 /*
  * User namespace handles: taking a descriptor as a user namespace, perfns's
  * own namespace (taken once, at start), telling namespaces apart, walking up
- * from one to another, and what the kernel says of a namespace's grant.
+ * from one to another, and what the kernel says of a namespace's level in
+ * force, own level and grant.
  *
  * perfns's own namespace is taken from its own pidfd and kept open; any
  * doubt about it is an error, not a guess.
@@ -54,26 +55,35 @@ bad:
 }
 
 /*
+ * The user namespace this process is in now, into @ns, from its own pidfd
+ * (as userns_self() takes it, but not kept): 0, or -errno.
+ */
+int userns_current(struct userns *ns)
+{
+	pid_t me = getpid();
+	int pidfd, fd;
+
+	ns->fd = -1;
+	pidfd = pidfd_open(me, 0);
+	if (pidfd < 0)
+		return -errno;
+	fd = pidfd_userns(pidfd, me);
+	close(pidfd);
+	return fd < 0 ? fd : userns_from_fd(fd, ns);
+}
+
+/*
  * perfns's own user namespace, taken once (at the start of every command
  * that looks at namespaces) and kept open. NULL, after saying why, when it
  * cannot be told for sure: callers refuse then.
  */
 const struct userns *userns_self(void)
 {
-	pid_t me = getpid();
-	int pidfd, fd, err;
+	int fd, err;
 
 	if (self_known)
 		return &self_ns;
-	pidfd = pidfd_open(me, 0);
-	if (pidfd < 0) {
-		fd = -errno;
-	} else {
-		fd = pidfd_userns(pidfd, me);
-		close(pidfd);
-	}
-	if (fd >= 0)
-		fd = userns_from_fd(fd, &self_ns);
+	fd = userns_current(&self_ns);
 	if (fd < 0) {
 		err = -fd;
 		msg("cannot tell which user namespace perfns runs in (%s); refusing to go on",
@@ -120,6 +130,44 @@ int userns_perf_get(const struct userns *ns, struct ns_perf_paranoid *p)
 {
 	memset(p, 0, sizeof(*p));
 	return ioctl(ns->fd, NS_PERF_PARANOID_GET, p) ? -errno : 0;
+}
+
+/*
+ * Make @res->level, read through kernel.perf_event_paranoid in a namespace,
+ * the level in force there as the kernel applies it: @p->level, what
+ * NS_PERF_PARANOID_GET said, or @err, why it failed. The file counts the
+ * host's level as written where the kernel counts it for less (on the
+ * series' mainline form a host at 3 reads 3, in the initial namespace and
+ * in those that follow it, and counts for 2), so the file's value is kept
+ * only on a kernel without the ioctl (ENOTTY), where it is the level. Any
+ * other failure leaves no level: a read becomes LVL_ASK, a write keeps its
+ * stage, with @err in res->ask_err. Nothing to do when no level was read.
+ */
+void lvl_take_in_force(struct lvl_result *res,
+		       const struct ns_perf_paranoid *p, int err)
+{
+	if (!res->have_level || err == ENOTTY)
+		return;
+	if (!err) {
+		res->level = p->level;
+		return;
+	}
+	res->have_level = false;
+	res->level = -1;
+	res->ask_err = err;
+	if (res->stage == LVL_OK && !res->wrote_level) {
+		res->stage = LVL_ASK;
+		res->err = err;
+	}
+}
+
+/* lvl_take_in_force() with what NS_PERF_PARANOID_GET says of @ns now. */
+void userns_level_in_force(const struct userns *ns, struct lvl_result *res)
+{
+	struct ns_perf_paranoid p;
+
+	if (res->have_level)
+		lvl_take_in_force(res, &p, -userns_perf_get(ns, &p));
 }
 
 /* Why an NS_PERF_PARANOID_* ioctl failed with @err, in words. */
