@@ -12,7 +12,6 @@ BUILD := $(TOP)/build
 .PHONY: all deps kernel baseline-kernel debug-kernel export-patches \
 	series-check selftests tools install demo demo-intro check check-debug bench \
 	check-matrix check-mainline check-kcsan admin-guide bench-lookups soak \
-	check-matrix check-mainline check-kcsan admin-guide bench-lookups soak \
 	soak-control runtimes-native check-runtimes-native deb check-system \
 	clean help
 
