@@ -23,16 +23,16 @@ help:
 deps:
 	@vm/deps
 
-# The kernels. vm/kernel/kernel decides what is stale (patches, config fragments)
+# The kernels. vm/kernel/kernel-tree decides what is stale (patches, config fragments)
 # and rebuilds incrementally; make only orders the steps.
 kernel: deps
-	@vm/kernel/kernel build patched
+	@vm/kernel/kernel-tree build patched
 
 baseline-kernel: deps
-	@vm/kernel/kernel build baseline
+	@vm/kernel/kernel-tree build baseline
 
 debug-kernel: deps
-	@vm/kernel/kernel build debug
+	@vm/kernel/kernel-tree build debug
 
 # A Debian kernel package of the series built with Debian's own config
 # for cloud-amd64 (vm/kernel/deb/cloud-amd64.diffconfig: every change);
@@ -40,7 +40,7 @@ debug-kernel: deps
 # Niced: a cold full build takes hours (README.md). Not part of make check.
 DEB_FLAVOUR ?= cloud-amd64
 deb: deps
-	@NICE=$${NICE:-19} vm/kernel/kernel deb $(DEB_FLAVOUR) $(LSMOD)
+	@NICE=$${NICE:-19} vm/kernel/kernel-tree deb $(DEB_FLAVOUR) $(LSMOD)
 
 # The package installed and tested in a Debian 12 system in QEMU, against
 # Debian's stock kernel of the same version (vm/system/check-system).
@@ -48,7 +48,7 @@ check-system: deps tools selftests
 	@vm/system/check-system
 
 export-patches:
-	@vm/kernel/kernel export
+	@vm/kernel/kernel-tree export
 
 series-check: deps
 	@vm/check/series-check
@@ -63,24 +63,22 @@ install: tools
 	@$(MAKE) -s -C tools O=$(BUILD) install
 
 demo: demo-intro deps kernel tools
-	@$(MAKE) -s -C selftests/runtimes O=$(BUILD)/selftests/runtimes
 	@vm/demo/demo
 
 check: deps
-	@vm/check/check
+	@vm/check/check-all
 
 # What make demo is about to do, first (prerequisites are made in order).
 demo-intro:
 	@vm/demo/demo --intro
 
 check-debug: deps
-	@vm/check/check --debug
+	@vm/check/check-all --debug
 
 # Rewrite the admin guide's transcripts from a real run in the guest
-# (make check compares them: docs/admin-guide-update --check).
+# (make check compares them: vm/check/admin-guide-update --check).
 admin-guide: deps kernel baseline-kernel tools
-	@$(MAKE) -s -C selftests/runtimes O=$(BUILD)/selftests/runtimes
-	@docs/admin-guide-update
+	@vm/check/admin-guide-update
 
 # The series' mainline form (Debian's tree with the series' Debian-only
 # revert of its level 3, then every patch not marked Debian-only) built,
@@ -93,7 +91,7 @@ check-mainline: deps selftests
 # The series built with W=1 and sparse patch by patch, and in other
 # configurations (vm/check/matrix), then check-mainline; one total.
 check-matrix: deps selftests
-	@vm/check/check --matrix
+	@vm/check/check-all --matrix
 
 # The stress under KCSAN, and a race planted in the series it must catch.
 check-kcsan: deps
@@ -133,7 +131,6 @@ runtimes-native: deps
 
 check-runtimes-native: runtimes-native tools \
 		$(if $(filter $(BUILD)/bzImage,$(KERNEL)),kernel)
-	@$(MAKE) -s -C selftests/runtimes O=$(BUILD)/selftests/runtimes
 	@mkdir -p $(BUILD)/logs; set -o pipefail; \
 	VM_CONSOLE=$(BUILD)/vm-console-native.log vm/guest/run \
 		--kernel $(KERNEL) --timeout 1500 -- selftests/runtimes/native | \

@@ -53,7 +53,12 @@
 #   wait_started PID COMM [TIMEOUT]
 #                           wait until PID has exec'ed COMM (default 10 s);
 #                           false if it died or did not get there
-# kmemleak (a guest booted from build/bzImage-debug)
+# Kernels
+#   kernel_image KERNEL     the image KERNEL names, as vm/guest/run --kernel
+#                           takes it: a file, or a variant's name
+#                           (vm/kernel/kernel-tree image NAME), relative to
+#                           the top when it is under it
+# kmemleak (a guest booted from the debug kernel: --kernel debug)
 #   KMEMLEAK                its debugfs file
 #   kmemleak_forget         scan, then forget what was found (boot's leaks)
 #   kmemleak_report         wait out kmemleak's minimum object age, scan
@@ -203,6 +208,18 @@ wait_started() {
 		tries=$((tries - 1))
 	done
 	return 1
+}
+
+kernel_image() {
+	local top image
+	top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+	if [ -f "$1" ] || ! [[ $1 =~ ^[a-z0-9-]+$ ]]; then
+		echo "$1"
+	elif image=$("$top/vm/kernel/kernel-tree" image "$1"); then
+		echo "${image#"$top"/}"
+	else
+		return 1
+	fi
 }
 
 KMEMLEAK=/sys/kernel/debug/kmemleak

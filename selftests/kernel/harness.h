@@ -276,7 +276,7 @@ int group_setup(void **state);
  * Runs the tests with TAP output; with SELFTESTS_ONLY set, only those whose
  * name matches it (a cmocka pattern: * and ?). Tests named host_* are about
  * the host's own level and what it does, and hold on a kernel without the
- * series too: selftests/host-compat runs them on both kernels.
+ * series too: selftests/kernel/host-compat runs them on both kernels.
  */
 int selftests_run(const char *name, const struct CMUnitTest *tests,
 		  size_t n);

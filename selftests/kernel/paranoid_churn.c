@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * paranoid_churn - create and destroy user namespaces, touching the level
- * of each, for selftests/kmemleak-check. Not a cmocka test.
+ * of each, for selftests/kernel/kmemleak-check. Not a cmocka test.
  *
  *   paranoid_churn N
  *

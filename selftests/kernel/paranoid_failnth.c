@@ -34,10 +34,10 @@
  * injection knobs and kmemleak and one that asks kmemleak what is left.
  * Each attempt runs in a forked child that makes no cmocka call: it reports
  * to the parent through a shared page and its exit status, and the parent
- * asserts. Runs as root in a guest booted on build/bzImage-debug (it
+ * asserts. Runs as root in a guest booted on the debug kernel (it
  * changes the fault injection knobs in debugfs and the host's level):
  *
- *   vm/guest/run --kernel build/bzImage-debug -- selftests/run paranoid_failnth
+ *   vm/guest/run --kernel debug -- selftests/kernel/run-suites paranoid_failnth
  *
  * SELFTESTS_ONLY selects sweeps by name (each sets up fault injection
  * itself); the kmemleak test needs kmemleak_is_cleared to have run first.
@@ -528,7 +528,7 @@ static int fault_injection(void)
 		mount("debugfs", DEBUGFS, "debugfs", 0, NULL);
 	if (access(FAIL_NTH, W_OK)) {
 		err = -errno;
-		diag("%s: %s (CONFIG_FAULT_INJECTION, build/bzImage-debug)",
+		diag("%s: %s (CONFIG_FAULT_INJECTION, the debug kernel)",
 		     FAIL_NTH, ret_str(err));
 		return err;
 	}

@@ -31,7 +31,7 @@
  *     perf;
  *   - the boot command line: with sysctl.kernel.perf_event_paranoid_userns=V
  *     in /proc/cmdline the floor is V from boot (SELFTESTS_BOOT_FLOOR, read
- *     by selftests/run before any test ran), without it there is none (-1).
+ *     by selftests/kernel/run-suites before any test ran), without it there is none (-1).
  *
  * On a kernel without the floor every test fails, saying so.
  */

@@ -16,8 +16,8 @@
  *     strict parser of the series, and the range each takes (-1 to 3; 1 to
  *     3 for grant_min);
  *   - kernel.perf_event_paranoid on the host: proc_dointvec(), exactly as on
- *     a kernel without the series (selftests/host-compat runs that test on
- *     build/bzImage-baseline too);
+ *     a kernel without the series (selftests/kernel/host-compat runs that test on
+ *     the baseline kernel too);
  *   - kernel.perf_event_paranoid and the floor written from a namespace
  *     whose root is the host's root: refused (EPERM) whatever is written.
  *

@@ -46,7 +46,7 @@ static void initial_ns_starts_at_level_2(void **state)
 	const char *boot = getenv("SELFTESTS_BOOT_LEVEL");
 
 	(void)state;
-	/* selftests/run reads the level before any test can change it. */
+	/* selftests/kernel/run-suites reads the level before any test can change it. */
 	if (boot)
 		assert_ret(atoi(boot), 2);
 	assert_level(NULL, 2);

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
-# tools/tests/lib.sh - sourced by tools/tests/run, run-baseline and run-scale.
+# selftests/perfns/perfns-lib.sh - sourced by selftests/perfns/perfns-suite, run-baseline and run-scale.
 #
 # TAP lines "ok N - name" / "not ok N - name", diagnostics as "# ...", and
 # at the end "STAGE: N passed, M failed[, K skipped]".
@@ -11,8 +11,8 @@ top=$(cd "$here/../.." && pwd)
 # guard, the unprivileged user); what is only ours stays below.
 . "$top/vm/lib.sh"
 P=${PERFNS_BIN:-$top/build/bin/perfns}
-# The hostile tenant's helper (tools/tests/tenant.c, built by make tools).
-TENANT=${PERFNS_TENANT:-$(dirname "$(dirname "$P")")/tools/tests/tenant}
+# The hostile tenant's helper (selftests/perfns/tenant.c, built by make tools).
+TENANT=${PERFNS_TENANT:-$(dirname "$(dirname "$P")")/selftests/perfns/tenant}
 # The host's floor; the global level file (in a namespace other than the
 # initial one it reads the reader's level); each namespace's own copy.
 FLOOR_FILE=/proc/sys/kernel/perf_event_paranoid_userns

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * tenant - what a hostile tenant does to perfns, for tools/tests/run.
+ * tenant - what a hostile tenant does to perfns, for selftests/perfns/perfns-suite.
  * Runs in the QEMU guest only (the tests' guard), as root.
  *
  *   tenant racer SECONDS [MODE]

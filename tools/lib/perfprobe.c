@@ -3,7 +3,7 @@
  * perfprobe - what a container's process sees of perf_event_paranoid.
  *
  * Built statically (it runs in a busybox root file system with no libc)
- * and copied into each container's rootfs by selftests/runtimes/run.
+ * and copied into each container's rootfs by tools/lib/containers.sh.
  *
  *   perfprobe            one line per fact, "key=value":
  *     uid=N              the caller's uid (inside the container)

@@ -2,7 +2,7 @@
 /*
  * userns_agent.h - agents in user namespaces, for programs that run as root
  * in the initial user namespace of a guest (the selftests, the churn of
- * selftests/kmemleak-check and vm/bench's paranoid-bench).
+ * selftests/kernel/kmemleak-check and vm/bench's paranoid-bench).
  *
  * An agent is a process that created a user namespace
  * (unshare(CLONE_NEWUSER)), had its uid and gid maps written by its parent
@@ -35,32 +35,8 @@
 #include <sys/types.h>
 #include <sys/ioctl.h>
 
-/*
- * The perf_event_paranoid grant ioctls of a user namespace descriptor
- * (<linux/nsfs.h> of a kernel with the series; Debian 12's headers predate
- * them). GET and GRANT take the size of the structure from the command
- * (_IOC_SIZE()), so that it can grow: NS_PERF_PARANOID_SIZE_VER0 is the
- * smallest the kernel takes.
- */
-#include <linux/nsfs.h>
-#ifndef NS_PERF_PARANOID_GET
-struct ns_perf_paranoid {
-	int32_t level;		/* GET: the level in force; GRANT: the level */
-	int32_t own;		/* with NS_PERF_PARANOID_OWN: its own level */
-	uint32_t flags;
-	int32_t granted;	/* with NS_PERF_PARANOID_ANCHORED: the grant */
-};
-
-#define NS_PERF_PARANOID_SIZE_VER0	16
-
-#define NS_PERF_PARANOID_ANCHORED	(1U << 0)
-#define NS_PERF_PARANOID_OWN		(1U << 1)
-#define NS_PERF_PARANOID_GET	_IOR(NSIO, 0x20, struct ns_perf_paranoid)
-#define NS_PERF_PARANOID_GRANT	_IOW(NSIO, 0x21, struct ns_perf_paranoid)
-#define NS_PERF_PARANOID_REVOKE	_IO(NSIO, 0x22)
-#elif !defined(NS_PERF_PARANOID_OWN)
-#error "<linux/nsfs.h> has an earlier form of struct ns_perf_paranoid"
-#endif
+/* The perf_event_paranoid ioctls of a user namespace descriptor */
+#include "../include/perf_paranoid_nsfs.h"
 
 /*
  * kernel.perf_event_paranoid: the host's level, written in the initial

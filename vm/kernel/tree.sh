@@ -1,13 +1,13 @@
 # SPDX-License-Identifier: GPL-2.0
 # shellcheck shell=bash
-# vm/kernel/lib.sh - the one owner of the kernel tree. Every script that
+# vm/kernel/tree.sh - the one owner of the kernel tree. Every script that
 # extracts, patches, configures or builds a kernel sources this:
 #
-#   . "$top/vm/kernel/lib.sh"
+#   . "$top/vm/kernel/tree.sh"
 #
 # and asks for a kernel by its variant's name (the table below); nothing
 # else in the project exports KBUILD_* or CCACHE_*, runs git am or
-# merge_config.sh. vm/kernel/kernel is its command line.
+# merge_config.sh. vm/kernel/kernel-tree is its command line.
 #
 # The tree
 #   k_tree                  build/linux: linux-source-6.12 extracted and
@@ -40,6 +40,7 @@
 #   k_prepare               the tree of the variant k_variant chose, patched
 #                           as its row says (redone only when that changed)
 #   k_objdir NAME           the variant's object directory
+#   k_clean                 remove every variant's object directory and image
 #   k_build NAME            prepare its tree, configure, build, copy its
 #                           image to build/bzImage-NAME (patched:
 #                           build/bzImage)
@@ -110,9 +111,9 @@ baseline	base		o		kernel			-		bzImage		-
 debug		series		o-debug		kernel,series,debug	-		bzImage		-
 debug-baseline	base		o-debug		kernel,debug		-		bzImage		-
 kcsan		series		o-kcsan		kernel,series,kcsan	-		bzImage		-
-kcsan-planted	series+		o		kernel,series,kcsan	-		bzImage		vm/check/kcsan-planted.patch
-twolookups	series+		o		kernel,series		-		bzImage		vm/bench/two-lookups.patch
-twolinklookups	series+		o		kernel,series		-		bzImage		vm/bench/two-link-lookups.patch
+kcsan-planted	series+		o		kernel,series,kcsan	-		bzImage		kernel-patches/test/kcsan-planted.patch
+twolookups	series+		o		kernel,series		-		bzImage		kernel-patches/bench/two-lookups.patch
+twolinklookups	series+		o		kernel,series		-		bzImage		kernel-patches/bench/two-link-lookups.patch
 prereq		series+		o		kernel,CONFIG_PROC_SYSCTL_KUNIT_TEST=y	-	bzImage		-	Revert "security,perf: Allow further restriction of perf_event_open"
 mainline	mainline+	o		kernel,series		-		bzImage		-
 mainline-base	mainline	o		kernel			-		bzImage		-
@@ -125,7 +126,7 @@ EOF
 }
 # What the variants are for:
 #   patched, baseline      the test kernel and the same tree without the series
-#   debug, debug-baseline  KASAN, lockdep, kmemleak... (vm/check/check
+#   debug, debug-baseline  KASAN, lockdep, kmemleak... (vm/check/check-all
 #                          --debug; the soak's control: vm/soak/soak)
 #   kcsan, kcsan-planted   KCSAN, and its positive control with a race
 #                          planted in the series (vm/check/kcsan)
@@ -170,8 +171,19 @@ k_variant() {
 }
 
 k_objdir() {
-	k_variant "$1" || k_die "no variant '$1' (vm/kernel/kernel variants)"
+	k_variant "$1" || k_die "no variant '$1' (vm/kernel/kernel-tree variants)"
 	echo "$K_OBJ"
+}
+
+# k_clean: every variant's object directory and image, and the series
+# check's per-patch images; the extracted trees and their stamps stay.
+k_clean() {
+	local name
+	for name in $(k_variants); do
+		k_variant "$name"
+		rm -rf "$K_OBJ" "$K_IMAGE"
+	done
+	rm -rf "$k_build_dir/series-check"
 }
 
 # --- the tree ------------------------------------------------------------
@@ -362,7 +374,7 @@ k_fragment_files() {
 	done
 	if [ ${#inline[@]} -gt 0 ]; then
 		mkdir -p "$o"
-		printf '%s\n' "# options of this variant (vm/kernel/lib.sh: k_table)" \
+		printf '%s\n' "# options of this variant (vm/kernel/tree.sh: k_table)" \
 			"${inline[@]}" > "$o/variant.config"
 		echo "$o/variant.config"
 	fi
@@ -467,7 +479,7 @@ k_make_logged() {
 # k_build NAME: the variant, built.
 k_build() {
 	local name=$1 lock frags log t0
-	k_variant "$name" || k_die "no variant '$name' (vm/kernel/kernel variants)"
+	k_variant "$name" || k_die "no variant '$name' (vm/kernel/kernel-tree variants)"
 	k_prepare
 	mapfile -t frags < <(k_fragment_files "$K_OBJ" "${K_FRAGS[@]}")
 	# One build at a time per object directory: make check and a bench
