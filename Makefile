@@ -2,6 +2,8 @@
 #
 #   make demo      build what is missing, boot the patched kernel, show the feature
 #   make check     every test; the last line is "N passed, M failed"
+#   make clean     remove what was built under build/: objects, images,
+#                  programs, logs (the extracted kernel trees and ccache stay)
 #
 # See README.md for the rest.
 
@@ -18,7 +20,7 @@ BUILD := $(TOP)/build
 all: kernel selftests tools
 
 help:
-	@sed -n '2,7p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '2,9p' Makefile | sed 's/^# \{0,1\}//'
 
 deps:
 	@vm/deps
@@ -136,5 +138,13 @@ check-runtimes-native: runtimes-native tools \
 		--kernel $(KERNEL) --timeout 1500 -- selftests/runtimes/native | \
 		tee $(BUILD)/logs/runtimes-native.log
 
+# What the tree built under build/: every kernel's object directory and
+# image, the programs, logs, packages, disk images and results. The
+# extracted kernel trees (build/linux, build/linux-*) and what records their
+# state stay, and so does ccache (~/.cache/ccache): the next build is an
+# incremental one.
 clean:
-	rm -rf $(BUILD)/selftests $(BUILD)/bin $(BUILD)/vm
+	@vm/kernel/kernel-tree clean
+	@find $(BUILD) -mindepth 1 -maxdepth 1 ! -name linux ! -name 'linux-*' \
+		! -name series-stamp ! -name source-version ! -name cover.txt \
+		-exec rm -rf {} +
