@@ -25,8 +25,8 @@ help:
 deps:
 	@vm/deps
 
-# The kernels. vm/kernel/kernel-tree decides what is stale (patches, config fragments)
-# and rebuilds incrementally; make only orders the steps.
+# The kernels. vm/kernel/kernel-tree decides what is stale (patches, config
+# fragments) and rebuilds incrementally; make only orders the steps.
 kernel: deps
 	@vm/kernel/kernel-tree build patched
 

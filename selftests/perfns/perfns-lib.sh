@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
-# selftests/perfns/perfns-lib.sh - sourced by selftests/perfns/perfns-suite, run-baseline and run-scale.
+# selftests/perfns/perfns-lib.sh - sourced by perfns-suite,
+# perfns-suite-baseline and perfns-suite-scale.
 #
 # TAP lines "ok N - name" / "not ok N - name", diagnostics as "# ...", and
 # at the end "STAGE: N passed, M failed[, K skipped]".

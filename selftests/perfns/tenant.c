@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * tenant - what a hostile tenant does to perfns, for selftests/perfns/perfns-suite.
- * Runs in the QEMU guest only (the tests' guard), as root.
+ * tenant - what a hostile tenant does to perfns, for
+ * selftests/perfns/perfns-suite. Runs in the QEMU guest only (the tests'
+ * guard), as root.
  *
  *   tenant racer SECONDS [MODE]
  *	Make a user namespace owned by root with uid and gid 0 mapped to
