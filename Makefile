@@ -123,10 +123,10 @@ bench-lookups: deps
 	@vm/bench/bench variant twolookups kernel
 
 # crun and podman from Debian's source packages with the patches that let
-# them set user.* sysctls natively (tools/runtimes/), and the guest suite
-# that runs them against Debian's unpatched ones (selftests/runtimes/native)
-# on KERNEL (default build/bzImage, made by make kernel). Not part of check:
-# see tools/runtimes/README.md for the times.
+# them set user.* sysctls natively (kernel-patches/runtimes/), and the
+# guest suite that runs them against Debian's unpatched ones
+# (selftests/runtimes/native) on KERNEL (default build/bzImage, made by make
+# kernel). Not part of check: see tools/runtimes/README.md for the times.
 KERNEL ?= $(BUILD)/bzImage
 runtimes-native: deps
 	@tools/runtimes/build
