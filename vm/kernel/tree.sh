@@ -673,6 +673,14 @@ k_deb_build() {
 	fi
 	exec {lock}> "$k_src/deb.lock"
 	flock "$lock"
+	# Another make deb may have built the same packages while this one
+	# waited for the lock.
+	if [ "$(cat "$stamp" 2>/dev/null)" = "$want" ]; then
+		exec {lock}>&-
+		k_say "build/deb/$name is up to date (built while this run waited):"
+		(cd "$out" && ls -1s --block-size=M ./*.deb | sed 's/^/[kernel]   /')
+		return 0
+	fi
 	rm -rf "$out" "$out.tmp"
 	k_deb_configure "$o" "$flavour" "$lsmod"
 	k_ccache "$K_DEB_CCACHE_DIR" "$K_DEB_CCACHE_MAXSIZE"
