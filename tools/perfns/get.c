@@ -58,7 +58,7 @@ int cmd_get(int argc, char **argv)
 	};
 	struct lvl_op op = { 0 };
 	const struct userns *self;
-	struct lvl_result res;
+	struct lvl_result res = { 0 };
 	struct userns ns = { .fd = -1 };
 	struct ns_perf_paranoid perf;
 	bool verbose = false, initial;
@@ -116,9 +116,19 @@ int cmd_get(int argc, char **argv)
 	} else {
 		ns = *self;
 	}
-	/* Outside the initial namespace res.level is the level in force. */
+	/*
+	 * Outside the initial namespace res.level is the level in force, and
+	 * res.perf what the kernel said of it: the rest of one answer.
+	 */
 	level_io_in(&ns, &op, &res);
-	perf_err = op.read_floor ? 0 : -userns_perf_get(&ns, &perf);
+	if (op.read_floor) {
+		perf_err = 0;
+	} else if (res.perf_asked) {
+		perf = res.perf;
+		perf_err = res.perf_err;
+	} else {
+		perf_err = -userns_perf_get(&ns, &perf);
+	}
 	initial = userns_is_initial(&ns);
 	userns_close(&ns);
 	if (res.stage != LVL_OK)

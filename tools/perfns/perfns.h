@@ -159,6 +159,9 @@ struct lvl_result {
 	bool no_floor;		/* the kernel has no FLOOR_PATH */
 	bool wrote_level;	/* the kernel took the level */
 	bool wrote_floor;	/* the kernel took the floor */
+	bool perf_asked;	/* level_io_in() asked NS_PERF_PARANOID_GET: */
+	int perf_err;		/* why it failed (errno), or 0 and */
+	struct ns_perf_paranoid perf;	/* what it said */
 };
 
 /* A user namespace named for messages, e.g. "user namespace of pid 42". */

@@ -161,13 +161,17 @@ void lvl_take_in_force(struct lvl_result *res,
 	}
 }
 
-/* lvl_take_in_force() with what NS_PERF_PARANOID_GET says of @ns now. */
+/*
+ * lvl_take_in_force() with what NS_PERF_PARANOID_GET says of @ns now,
+ * kept in @res for the caller that shows the rest of it.
+ */
 void userns_level_in_force(const struct userns *ns, struct lvl_result *res)
 {
-	struct ns_perf_paranoid p;
-
-	if (res->have_level)
-		lvl_take_in_force(res, &p, -userns_perf_get(ns, &p));
+	if (!res->have_level)
+		return;
+	res->perf_err = -userns_perf_get(ns, &res->perf);
+	res->perf_asked = true;
+	lvl_take_in_force(res, &res->perf, res->perf_err);
 }
 
 /* Why an NS_PERF_PARANOID_* ioctl failed with @err, in words. */
