@@ -28,7 +28,11 @@ tcasein "oci-hook: a container id with escape sequences is printed escaped" \
 	"$P" oci-hook --level 3
 printf '{"id": "bad\xff\xfe", "pid": %s}' $$ >"$T/badutf8"
 run sh -c "$P oci-hook --level 3 <$T/badutf8"
+# Refused (1) with its message, and no byte of it outside ASCII.
+badutf8_refused() {
+	[ "$RC" = 1 ] &&
+		[[ $ERR == "perfns: malformed container state on stdin: "* ]] &&
+		! LC_ALL=C grep -q $'[\x80-\xff]' <<<"$ERR"
+}
 ok_if "oci-hook: invalid UTF-8 in the state is refused, the message escaped" \
-	eval '[ "$RC" = 1 ] &&
-	[[ $ERR == "perfns: malformed container state on stdin: "* ]] &&
-	! LC_ALL=C grep -q $'"'"'[\x80-\xff]'"'"' <<<"$ERR"'
+	badutf8_refused
