@@ -613,6 +613,11 @@ k_deb_configure() {
 	k_say "trimmed to $(grep -c '^CONFIG_.*=m$' "$o/.config") modules (Debian's: $(grep -c '^CONFIG_.*=m$' "$o/full.config")); the changes: ${o#"$k_top"/}/localmodconfig.diffconfig"
 }
 
+# k_deb_list DIR: the packages in DIR with their sizes, as progress lines.
+k_deb_list() {
+	(cd "$1" && ls -1s --block-size=M ./*.deb | sed 's/^/[kernel]   /')
+}
+
 # k_deb_stamp FLAVOUR PKGVERSION LOCALVERSION [LSMOD]: the hash of what
 # goes into the packages: the series, Debian's config and the record of
 # the changes to it, the module list, the versions and make variables.
@@ -656,7 +661,7 @@ k_deb_build() {
 	stamp=$out/.stamp
 	if [ "$(cat "$stamp" 2>/dev/null)" = "$want" ]; then
 		k_say "build/deb/$name is up to date:"
-		(cd "$out" && ls -1s --block-size=M ./*.deb | sed 's/^/[kernel]   /')
+		k_deb_list "$out"
 		return 0
 	fi
 	# Disk first: the object directory, the packages and the cache.
@@ -678,7 +683,7 @@ k_deb_build() {
 	if [ "$(cat "$stamp" 2>/dev/null)" = "$want" ]; then
 		exec {lock}>&-
 		k_say "build/deb/$name is up to date (built while this run waited):"
-		(cd "$out" && ls -1s --block-size=M ./*.deb | sed 's/^/[kernel]   /')
+		k_deb_list "$out"
 		return 0
 	fi
 	rm -rf "$out" "$out.tmp"
@@ -720,5 +725,5 @@ k_deb_build() {
 	mv "$out.tmp" "$out"
 	exec {lock}>&-
 	k_say "$name packages in build/deb/$name ($((SECONDS - t0)) s; object directory $(du -sh "$o" | cut -f1)):"
-	(cd "$out" && ls -1s --block-size=M ./*.deb | sed 's/^/[kernel]   /')
+	k_deb_list "$out"
 }
